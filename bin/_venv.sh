@@ -1,0 +1,24 @@
+# Sourced by bin/serve and bin/test: make .venv with Python 3.11+ and install the pinned
+# requirements when they changed since the last install.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+lock_file="${1:-requirements.lock}"
+python_bin="${PYTHON:-}"
+if [ -z "$python_bin" ]; then
+  for candidate in python3.11 python3.12 python3.13 python3; do
+    if command -v "$candidate" >/dev/null 2>&1 &&
+       "$candidate" -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info[:2] < (3, 14) else 1)'; then
+      python_bin="$candidate"; break
+    fi
+  done
+fi
+[ -n "$python_bin" ] || { echo "Python 3.11 to 3.13 is needed (set PYTHON=...)." >&2; exit 1; }
+[ -x .venv/bin/python ] || "$python_bin" -m venv .venv
+stamp=".venv/.installed-$(cat requirements.lock "$lock_file" | sha256sum | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+  echo "Installing pinned requirements ($lock_file) into .venv ..."
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$lock_file"
+  rm -f .venv/.installed-* && touch "$stamp"
+fi
+export PATH="$PWD/.venv/bin:$PATH"

@@ -1,0 +1,1 @@
+"""Casino War: the Django app (tables, rounds) around the framework-free `engine` and `odds`."""

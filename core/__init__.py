@@ -1,0 +1,1 @@
+"""Pieces every app shares: the error hierarchy and its problem+json rendering."""
