@@ -51,7 +51,7 @@ def server_seed_hash(server_seed: str | bytes) -> str:
 class HmacStream:
     """The provably fair byte stream, read four bytes at a time as uniform integers."""
 
-    __slots__ = ("_block", "_counter", "_digestmod", "_index", "_key", "_prefix")
+    __slots__ = ("_block", "_counter", "_index", "_key", "_prefix")
 
     def __init__(self, server_seed: str | bytes, client_seed: str = "", nonce: int = 0) -> None:
         if not isinstance(nonce, int) or isinstance(nonce, bool) or nonce < 0:
