@@ -43,7 +43,7 @@ class Outcome(enum.StrEnum):
 
 
 def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    return type(value) is int
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,16 +159,13 @@ class CardSource(Protocol):
     def draw(self) -> Card: ...
 
 
-class FreshShoe:
+class FreshShoe(LazyShuffle):
     """A new shoe shuffled for one round, drawn lazily: the provably fair shoe of a nonce."""
 
-    __slots__ = ("_lazy",)
+    __slots__ = ()
 
     def __init__(self, decks: int, stream: ChanceStream) -> None:
-        self._lazy = LazyShuffle(_shoe_cached(decks), stream)
-
-    def draw(self) -> Card:
-        return self._lazy.draw()
+        super().__init__(_shoe_cached(decks), stream)
 
 
 class StackedShoe:

@@ -20,6 +20,12 @@ from casino.engine.errors import EngineError, ShoeExhaustedError
 T = TypeVar("T")
 _TWO_32 = 1 << 32
 _UNPACK_BLOCK = struct.Struct(">8I").unpack
+try:  # the C function behind hmac.digest, without its Python wrapper: one call per 8 draws
+    from _hashlib import hmac_digest as _hmac_sha256_raw
+
+    _hmac_raw = _hmac_sha256_raw
+except ImportError:  # pragma: no cover - Pythons built without OpenSSL
+    _hmac_raw = hmac.digest
 
 
 class ChanceStream(Protocol):
@@ -54,7 +60,8 @@ class HmacStream:
     __slots__ = ("_block", "_counter", "_index", "_key", "_prefix")
 
     def __init__(self, server_seed: str | bytes, client_seed: str = "", nonce: int = 0) -> None:
-        if not isinstance(nonce, int) or isinstance(nonce, bool) or nonce < 0:
+        # Validation stays cheap: a round creates one stream.
+        if type(nonce) is not int or nonce < 0:
             raise EngineError("the nonce is an integer >= 0")
         if not isinstance(client_seed, str):
             raise EngineError("the client seed is a string")
@@ -70,21 +77,34 @@ class HmacStream:
 
     def next_u32(self) -> int:
         if self._index == 8:
-            self._block = _UNPACK_BLOCK(hmac.digest(self._key, f"{self._prefix}{self._counter}".encode(), "sha256"))
-            self._counter += 1
-            self._index = 0
+            self._refill()
         value = self._block[self._index]
         self._index += 1
         return value
+
+    def _refill(self) -> None:
+        self._block = _UNPACK_BLOCK(_hmac_raw(self._key, f"{self._prefix}{self._counter}".encode(), "sha256"))
+        self._counter += 1
+        self._index = 0
 
     def uniform(self, m: int) -> int:
         if m <= 0 or m > _TWO_32:
             raise EngineError(f"uniform() needs 1 <= m <= 2**32, not {m}")
         limit = _TWO_32 - (_TWO_32 % m)
-        u = self.next_u32()
-        while u >= limit:
+        # The block read is inlined (rather than calling next_u32) because this is the hot path of
+        # every shuffle; a subclass overriding next_u32 still gets its values used.
+        if type(self) is not HmacStream:
             u = self.next_u32()
-        return u % m
+            while u >= limit:
+                u = self.next_u32()
+            return u % m
+        while True:
+            if self._index == 8:
+                self._refill()
+            u = self._block[self._index]
+            self._index += 1
+            if u < limit:
+                return u % m
 
 
 def shuffle(items: Sequence[T], stream: ChanceStream) -> list[T]:
