@@ -1,0 +1,28 @@
+import json
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+from django.core.validators import URLValidator
+from django.db import IntegrityError
+
+from accounts.services import partner_create
+
+
+class Command(BaseCommand):
+    help = 'Create a partner casino and print {"key": ..., "secret": ...} (the secret is shown this once).'
+
+    def add_arguments(self, parser):
+        parser.add_argument("--name", required=True)
+        parser.add_argument("--webhook-url", default="")
+
+    def handle(self, *args, name, webhook_url, **options):
+        if webhook_url:
+            try:
+                URLValidator(schemes=["http", "https"])(webhook_url)
+            except ValidationError:
+                raise CommandError(f"{webhook_url!r} is not an http(s) URL") from None
+        try:
+            partner, secret = partner_create(name=name.strip(), webhook_url=webhook_url)
+        except IntegrityError:
+            raise CommandError(f"a partner named {name!r} exists already") from None
+        self.stdout.write(json.dumps({"key": partner.key_id, "secret": secret}))

@@ -1,0 +1,74 @@
+"""Writes of the accounts app: players, partners and staff roles."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.contrib.auth.models import Group, Permission
+from django.db import transaction
+
+from accounts.models import Partner, Player, User
+from accounts.roles import AUDITOR, OPERATOR, SUPPORT
+from ledger.services import player_accounts_open
+
+# app_label.codename per role; "view" everywhere for auditors.
+ROLE_PERMISSIONS: dict[str, set[str]] = {
+    OPERATOR: {
+        "casino.view_table", "casino.change_table", "casino.add_table",
+        "accounts.view_player", "accounts.change_player", "accounts.view_partner",
+        "ledger.view_account", "ledger.view_journalentry", "ledger.view_posting", "ledger.view_entryseal",
+        "ledger.view_verificationrun", "ledger.view_adjustment", "ledger.add_adjustment", "ledger.change_adjustment",
+    },
+    SUPPORT: {
+        "accounts.view_player", "casino.view_table",
+        "ledger.view_account", "ledger.view_journalentry", "ledger.view_posting",
+        "ledger.view_adjustment", "ledger.add_adjustment",
+    },
+}  # fmt: skip
+AUDITED_APPS = ("accounts", "casino", "ledger")
+
+
+def roles_sync() -> dict[str, int]:
+    """Create the staff groups and grant exactly their permissions (idempotent)."""
+    counts = {}
+    view_all = set(
+        Permission.objects.filter(content_type__app_label__in=AUDITED_APPS, codename__startswith="view_").values_list(
+            "content_type__app_label", "codename"
+        )
+    )
+    wanted = {**ROLE_PERMISSIONS, AUDITOR: {f"{app}.{codename}" for app, codename in view_all}}
+    with transaction.atomic():
+        for role, names in wanted.items():
+            group, _ = Group.objects.get_or_create(name=role)
+            permissions = [
+                p
+                for p in Permission.objects.filter(content_type__app_label__in=AUDITED_APPS).select_related("content_type")
+                if f"{p.content_type.app_label}.{p.codename}" in names
+            ]
+            group.permissions.set(permissions)
+            counts[role] = len(permissions)
+    return counts
+
+
+def player_create(*, username: str, password: str | None, email: str = "", currency: str = "EUR",
+                  partner: Partner | None = None, external_id: str = "") -> Player:  # fmt: skip
+    """A player with its user and its wallet accounts."""
+    with transaction.atomic():
+        user = User(username=username, email=email)
+        if password:
+            user.set_password(password)
+        else:
+            user.set_unusable_password()
+        user.save()
+        player = Player.objects.create(user=user, currency=currency, partner=partner, external_id=external_id)
+        player_accounts_open(player=player)
+    return player
+
+
+def partner_create(*, name: str, webhook_url: str = "") -> tuple[Partner, str]:
+    """A partner casino with a new key and secret; the secret is returned to be shown once."""
+    secret = secrets.token_urlsafe(32)
+    partner = Partner.objects.create(
+        name=name, key_id=f"pk_{secrets.token_hex(8)}", secret=secret, webhook_url=webhook_url
+    )
+    return partner, secret

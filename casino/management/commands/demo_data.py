@@ -1,0 +1,55 @@
+import os
+
+from django.contrib.auth.models import Group
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from accounts.models import Player, User
+from accounts.roles import AUDITOR, OPERATOR
+from accounts.services import player_create, roles_sync
+from casino.models import Table
+from ledger.services import Actor, wallet_deposit
+
+DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD", "casino-war-demo")
+PLAY_MONEY = 100_000  # 1,000.00 EUR
+
+
+class Command(BaseCommand):
+    help = "Load the demo set: an open EUR table, a demo player with play money, staff logins. Safe to rerun."
+
+    def handle(self, *args, **options):
+        roles_sync()
+        with transaction.atomic():
+            Table.objects.get_or_create(
+                name="Classic EUR",
+                defaults={"currency": "EUR", "min_bet": 100, "max_bet": 50_000, "bet_step": 100, "max_tie_bet": 5_000},
+            )
+            Table.objects.get_or_create(
+                name="High Roller EUR (tie-after-tie bonus)",
+                defaults={
+                    "currency": "EUR", "min_bet": 1_000, "max_bet": 500_000, "bet_step": 500,
+                    "max_tie_bet": 50_000, "tie_after_tie_bonus": True, "tie_pays": 11,
+                },
+            )  # fmt: skip
+            player = Player.objects.filter(user__username="demo").first()
+            if player is None:
+                player = player_create(username="demo", password=DEMO_PASSWORD, email="demo@example.com")
+            wallet_deposit(
+                player=player,
+                amount=PLAY_MONEY,
+                idempotency_key="demo:play-money:demo",
+                actor=Actor.system("demo_data"),
+                reason="demo play money",
+            )
+            for username, group, superuser in (("operator", OPERATOR, False), ("auditor", AUDITOR, False), ("admin", None, True)):
+                user, created = User.objects.get_or_create(username=username, defaults={"is_staff": True, "is_superuser": superuser})
+                if created:
+                    user.set_password(DEMO_PASSWORD)
+                    user.save(update_fields=["password"])
+                if group:
+                    user.groups.add(*Group.objects.filter(name=group))
+        self.stdout.write(
+            "Demo data ready.\n"
+            f"  player   demo / {DEMO_PASSWORD}  (1,000.00 EUR play money)\n"
+            f"  staff    operator / {DEMO_PASSWORD}, auditor / {DEMO_PASSWORD}, admin / {DEMO_PASSWORD} (superuser)\n"
+        )

@@ -1,0 +1,5 @@
+import sys
+
+from casino.odds.cli import main
+
+sys.exit(main())

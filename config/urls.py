@@ -1,0 +1,17 @@
+from django.contrib import admin
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from casino.views import lobby
+from core.health import healthz
+
+admin.site.site_header = "Casino War back office"
+admin.site.site_title = "Casino War back office"
+
+urlpatterns = [
+    path("", lobby, name="lobby"),
+    path("healthz", healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]

@@ -1,0 +1,186 @@
+"""The ledger: accounts, journal entries and their postings, and the hash chain over entries.
+
+Append-only: PostgreSQL triggers (migration 0002) refuse UPDATE and DELETE of entries, postings
+and seals, and a deferred constraint trigger refuses an entry that does not balance per currency.
+An account's `balance` is a cache of the sum of its postings (credits minus debits), updated in the
+same transaction as the postings; player accounts never go below zero (CHECK constraint).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class AccountKind(models.TextChoices):
+    PLAYER_WALLET = "player_wallet", "Player wallet"
+    PLAYER_IN_PLAY = "player_in_play", "Player money in play"
+    HOUSE = "house", "House bankroll (shard)"
+    PARTNER = "partner_settlement", "Partner settlement"
+    OUTSIDE = "outside_world", "Outside world (operator cash movements)"
+
+
+GUARDED_KINDS = (AccountKind.PLAYER_WALLET, AccountKind.PLAYER_IN_PLAY)
+
+
+class Account(models.Model):
+    kind = models.CharField(max_length=24, choices=AccountKind.choices)
+    currency = models.CharField(max_length=3)
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, null=True, blank=True, related_name="ledger_accounts")
+    partner = models.ForeignKey("accounts.Partner", on_delete=models.PROTECT, null=True, blank=True, related_name="ledger_accounts")
+    # The house bankroll is kept in shards so that no single row is locked by every round.
+    shard = models.PositiveSmallIntegerField(default=0)
+    balance = models.BigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "currency", "player"], condition=Q(player__isnull=False), name="account_one_per_player_kind"),
+            models.UniqueConstraint(fields=["kind", "currency", "partner"], condition=Q(partner__isnull=False), name="account_one_per_partner_kind"),
+            models.UniqueConstraint(
+                fields=["kind", "currency", "shard"],
+                condition=Q(player__isnull=True, partner__isnull=True),
+                name="account_one_per_system_shard",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind__in=["player_wallet", "player_in_play"]) | Q(balance__gte=0),
+                name="account_player_balance_not_negative",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__in=["player_wallet", "player_in_play"], player__isnull=False)
+                | Q(kind="partner_settlement", partner__isnull=False)
+                | Q(kind__in=["house", "outside_world"], player__isnull=True, partner__isnull=True),
+                name="account_owner_matches_kind",
+            ),
+            models.CheckConstraint(condition=Q(currency__regex=r"^[A-Z]{3}$"), name="account_currency_iso"),
+        ]
+
+    def __str__(self) -> str:
+        owner = self.player or self.partner or f"shard {self.shard}"
+        return f"{self.get_kind_display()} {self.currency} ({owner})"
+
+
+class EntryKind(models.TextChoices):
+    DEPOSIT = "deposit", "Deposit (play money or cash in)"
+    WITHDRAWAL = "withdrawal", "Withdrawal"
+    STAKE = "stake", "Stake into play"
+    SETTLEMENT = "settlement", "Round settlement"
+    TRANSFER_IN = "transfer_in", "Partner transfer in"
+    TRANSFER_OUT = "transfer_out", "Partner transfer out"
+    ADJUSTMENT = "adjustment", "Operator adjustment"
+    REVERSAL = "reversal", "Reversal"
+
+
+class ActorType(models.TextChoices):
+    PLAYER = "player", "Player"
+    PARTNER = "partner", "Partner"
+    OPERATOR = "operator", "Operator"
+    SYSTEM = "system", "System job"
+
+
+class JournalEntry(models.Model):
+    idempotency_key = models.CharField(max_length=300, unique=True)
+    # SHA-256 of the entry's requested content: a retry with the same key must ask for the same.
+    request_hash = models.CharField(max_length=64)
+    kind = models.CharField(max_length=16, choices=EntryKind.choices)
+    reason = models.CharField(max_length=500, blank=True)
+    actor_type = models.CharField(max_length=10, choices=ActorType.choices)
+    actor_id = models.CharField(max_length=64)
+    reference_type = models.CharField(max_length=32, blank=True)
+    reference_id = models.CharField(max_length=64, blank=True, db_index=True)
+    reverses = models.OneToOneField("self", on_delete=models.PROTECT, null=True, blank=True, related_name="reversal")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        verbose_name_plural = "journal entries"
+        indexes = [models.Index(fields=["reference_type", "reference_id"])]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.kind} {self.reference_type}:{self.reference_id}".rstrip(":")
+
+
+class Direction(models.TextChoices):
+    DEBIT = "D", "Debit"
+    CREDIT = "C", "Credit"
+
+
+class Posting(models.Model):
+    entry = models.ForeignKey(JournalEntry, on_delete=models.PROTECT, related_name="postings")
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="postings")
+    direction = models.CharField(max_length=1, choices=Direction.choices)
+    amount = models.BigIntegerField()
+    currency = models.CharField(max_length=3)
+    balance_after = models.BigIntegerField()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="posting_amount_positive"),
+            models.CheckConstraint(condition=Q(direction__in=["D", "C"]), name="posting_direction_valid"),
+        ]
+        indexes = [models.Index(fields=["account", "entry"])]
+
+    @property
+    def signed_amount(self) -> int:
+        return self.amount if self.direction == Direction.CREDIT else -self.amount
+
+
+class EntrySeal(models.Model):
+    """A link of the hash chain: each seal's hash covers its entry's content and the previous hash.
+
+    Entries are sealed in batches by one sealer (a Celery beat job) so that writers never wait on a
+    single chain head; `ledger_verify` also seals before it checks.
+    """
+
+    sequence = models.BigAutoField(primary_key=True)
+    entry = models.OneToOneField(JournalEntry, on_delete=models.PROTECT, related_name="seal")
+    previous_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64, unique=True)
+    sealed_at = models.DateTimeField(auto_now_add=True)
+
+
+class VerificationRun(models.Model):
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField()
+    ok = models.BooleanField()
+    triggered_by = models.CharField(max_length=64)
+    summary = models.JSONField()
+
+    class Meta:
+        ordering = ["-started_at"]
+
+    def __str__(self) -> str:
+        return f"{'OK' if self.ok else 'PROBLEMS'} {self.started_at:%Y-%m-%d %H:%M}"
+
+
+class AdjustmentStatus(models.TextChoices):
+    PROPOSED = "proposed", "Proposed"
+    APPROVED = "approved", "Approved and posted"
+    REJECTED = "rejected", "Rejected"
+
+
+class Adjustment(models.Model):
+    """An operator's credit or debit of a player: one staff member proposes, another approves."""
+
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="adjustments")
+    amount = models.BigIntegerField(help_text="Minor units: positive credits the player, negative debits.")
+    currency = models.CharField(max_length=3)
+    reason = models.CharField(max_length=500)
+    status = models.CharField(max_length=10, choices=AdjustmentStatus.choices, default=AdjustmentStatus.PROPOSED)
+    proposed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    proposed_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    decided_at = models.DateTimeField(null=True, blank=True)
+    entry = models.OneToOneField(JournalEntry, on_delete=models.PROTECT, null=True, blank=True, related_name="adjustment")
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=~Q(amount=0), name="adjustment_amount_not_zero"),
+            models.CheckConstraint(
+                condition=Q(decided_by__isnull=True) | ~Q(decided_by=models.F("proposed_by")),
+                name="adjustment_four_eyes",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Adjustment #{self.pk} {self.amount} {self.currency} for {self.player}"

@@ -1,0 +1,61 @@
+"""Money: an integer number of minor units and an ISO 4217 currency. Never a float.
+
+The one rounding rule of the service: an amount split in two gives the smaller half to the
+player (`half_for_player`), as the rule book's surrender does.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from core.errors import CurrencyMismatch, InvalidAmount
+
+_CURRENCY = re.compile(r"^[A-Z]{3}$")
+
+
+@dataclass(frozen=True, slots=True, order=False)
+class Money:
+    amount: int
+    currency: str
+
+    def __post_init__(self) -> None:
+        if type(self.amount) is not int:
+            raise InvalidAmount(f"an amount is an integer of minor units, not {type(self.amount).__name__}")
+        if not isinstance(self.currency, str) or not _CURRENCY.match(self.currency):
+            raise InvalidAmount(f"{self.currency!r} is not an ISO 4217 currency code")
+
+    @classmethod
+    def positive(cls, amount: object, currency: str) -> Money:
+        """A strictly positive amount, or `invalid_amount` (floats, strings, zero, negatives)."""
+        if type(amount) is not int or amount <= 0:
+            raise InvalidAmount("the amount must be a positive integer of minor units")
+        return cls(amount, currency)
+
+    def _same(self, other: Money) -> None:
+        if not isinstance(other, Money) or other.currency != self.currency:
+            raise CurrencyMismatch(f"cannot combine {self.currency} with {getattr(other, 'currency', other)}")
+
+    def __add__(self, other: Money) -> Money:
+        self._same(other)
+        return Money(self.amount + other.amount, self.currency)
+
+    def __sub__(self, other: Money) -> Money:
+        self._same(other)
+        return Money(self.amount - other.amount, self.currency)
+
+    def __neg__(self) -> Money:
+        return Money(-self.amount, self.currency)
+
+    def __str__(self) -> str:
+        sign = "-" if self.amount < 0 else ""
+        units, cents = divmod(abs(self.amount), 100)
+        return f"{sign}{units}.{cents:02d} {self.currency}"
+
+    def as_json(self) -> dict[str, object]:
+        return {"amount": self.amount, "currency": self.currency}
+
+
+def half_for_player(amount: int) -> int:
+    """Of an odd number of minor units the player gets the smaller half."""
+    return amount // 2

@@ -1,0 +1,58 @@
+"""Reads of the ledger: balances (now and at any past time), account lines, house totals."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db.models import Case, F, Sum, When
+from django.db.models.functions import Coalesce
+
+from ledger.models import Account, AccountKind, Direction, JournalEntry, Posting
+
+SIGNED = Case(When(direction=Direction.CREDIT, then=F("amount")), default=-F("amount"))
+
+
+def account_balance(*, account: Account) -> int:
+    return Account.objects.values_list("balance", flat=True).get(pk=account.pk)
+
+
+def account_balance_at(*, account: Account, at: datetime) -> int:
+    """The balance as it stood at `at`: the sum of the postings of entries made until then."""
+    return Posting.objects.filter(account=account, entry__created_at__lte=at).aggregate(
+        total=Coalesce(Sum(SIGNED), 0)
+    )["total"]
+
+
+def account_lines(*, account: Account):
+    """The account's postings, newest first, each with its entry and `balance_after`."""
+    return (
+        Posting.objects.filter(account=account)
+        .select_related("entry")
+        .order_by("-entry_id", "-id")
+    )
+
+
+def house_balance(*, currency: str) -> int:
+    """The house bankroll: the sum of its shards."""
+    return Account.objects.filter(kind=AccountKind.HOUSE, currency=currency).aggregate(
+        total=Coalesce(Sum("balance"), 0)
+    )["total"]
+
+
+def player_wallet_summary(*, player) -> dict[str, int | str]:
+    balances = dict(
+        Account.objects.filter(player=player, currency=player.currency).values_list("kind", "balance")
+    )
+    return {
+        "currency": player.currency,
+        "balance": balances.get(AccountKind.PLAYER_WALLET, 0),
+        "in_play": balances.get(AccountKind.PLAYER_IN_PLAY, 0),
+    }
+
+
+def entries_for_reference(*, reference_type: str, reference_id: str):
+    return (
+        JournalEntry.objects.filter(reference_type=reference_type, reference_id=str(reference_id))
+        .prefetch_related("postings__account")
+        .order_by("id")
+    )

@@ -1,0 +1,359 @@
+"""Writes to the ledger. Every money movement of the service goes through `ledger_post`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zlib
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from core.errors import CurrencyMismatch, IdempotencyConflict, InsufficientFunds, InvalidAmount, InvalidInput, StateConflict
+from ledger.models import (
+    GUARDED_KINDS,
+    Account,
+    AccountKind,
+    ActorType,
+    Adjustment,
+    AdjustmentStatus,
+    Direction,
+    EntryKind,
+    EntrySeal,
+    JournalEntry,
+    Posting,
+)
+
+HOUSE_SHARDS = 32
+GENESIS_HASH = "0" * 64
+SEAL_LOCK_ID = 7_461_001
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who caused a movement: a player, a partner, an operator (staff user) or a system job."""
+
+    type: ActorType
+    id: str
+
+    @classmethod
+    def system(cls, job: str) -> Actor:
+        return cls(ActorType.SYSTEM, job)
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One side of an entry: `amount` > 0 credits the account, < 0 debits it."""
+
+    account: Account
+    amount: int
+
+
+# --- Accounts ------------------------------------------------------------------------------------
+
+_SYSTEM_ACCOUNT_IDS: dict[tuple[str, str, int], int] = {}
+
+
+def _system_account(*, kind: AccountKind, currency: str, shard: int = 0) -> Account:
+    key = (kind, currency, shard)
+    account_id = _SYSTEM_ACCOUNT_IDS.get(key)
+    if account_id is not None:
+        return Account(id=account_id, kind=kind, currency=currency, shard=shard)
+    account, _ = Account.objects.get_or_create(kind=kind, currency=currency, shard=shard, player=None, partner=None)
+    _SYSTEM_ACCOUNT_IDS[key] = account.id
+    return account
+
+
+def house_account(*, currency: str, spread_by: str = "") -> Account:
+    """A shard of the house bankroll, chosen from `spread_by` (stable, so that retries agree)."""
+    return _system_account(kind=AccountKind.HOUSE, currency=currency, shard=zlib.crc32(spread_by.encode()) % HOUSE_SHARDS)
+
+
+def outside_account(*, currency: str) -> Account:
+    return _system_account(kind=AccountKind.OUTSIDE, currency=currency)
+
+
+def player_accounts_open(*, player) -> tuple[Account, Account]:
+    """The player's wallet and money-in-play accounts, created together (adjacent primary keys)."""
+    accounts = {a.kind: a for a in Account.objects.filter(player=player, currency=player.currency)}
+    if len(accounts) < 2:
+        with transaction.atomic():
+            for kind in (AccountKind.PLAYER_WALLET, AccountKind.PLAYER_IN_PLAY):
+                if kind not in accounts:
+                    accounts[kind], _ = Account.objects.get_or_create(kind=kind, currency=player.currency, player=player)
+    return accounts[AccountKind.PLAYER_WALLET], accounts[AccountKind.PLAYER_IN_PLAY]
+
+
+def partner_account_open(*, partner, currency: str) -> Account:
+    account, _ = Account.objects.get_or_create(kind=AccountKind.PARTNER, currency=currency, partner=partner)
+    return account
+
+
+# --- Posting -------------------------------------------------------------------------------------
+
+
+def _request_hash(*, kind: str, lines: Iterable[Line], reference_type: str, reference_id: str, reverses_id) -> str:
+    content = {
+        "kind": str(kind),
+        "lines": sorted((line.account.id, line.amount) for line in lines),
+        "reference": [reference_type, reference_id],
+        "reverses": reverses_id,
+    }
+    return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
+
+
+def _apply_delta(*, account: Account, delta: int) -> int:
+    """Add `delta` to the cached balance; a guarded account refuses to go below zero.
+
+    A conditional UPDATE takes the row lock and checks the balance in one statement, so concurrent
+    debits of one wallet serialise on the row and never overdraw it.
+    """
+    with connection.cursor() as cursor:
+        if account.kind in GUARDED_KINDS:
+            cursor.execute(
+                "UPDATE ledger_account SET balance = balance + %s WHERE id = %s AND balance + %s >= 0 RETURNING balance",
+                [delta, account.id, delta],
+            )
+        else:
+            cursor.execute(
+                "UPDATE ledger_account SET balance = balance + %s WHERE id = %s RETURNING balance", [delta, account.id]
+            )
+        row = cursor.fetchone()
+    if row is None:
+        raise InsufficientFunds("the wallet does not hold enough money for this")
+    return row[0]
+
+
+def ledger_post(
+    *,
+    idempotency_key: str,
+    kind: EntryKind,
+    lines: list[Line],
+    actor: Actor,
+    reason: str = "",
+    reference_type: str = "",
+    reference_id: str = "",
+    reverses: JournalEntry | None = None,
+) -> JournalEntry:
+    """Post one balanced entry, exactly once per idempotency key.
+
+    The same key with the same content returns the original entry; with other content it is
+    `idempotency_conflict`. A guarded account that would go below zero is `insufficient_funds`,
+    and nothing is written.
+    """
+    if not idempotency_key or len(idempotency_key) > 300:
+        raise InvalidInput("an idempotency key is 1 to 300 characters")
+    if len(lines) < 2:
+        raise InvalidInput("an entry has at least two lines")
+    totals: dict[str, int] = defaultdict(int)
+    deltas: dict[int, int] = defaultdict(int)
+    accounts: dict[int, Account] = {}
+    for line in lines:
+        if type(line.amount) is not int or line.amount == 0:
+            raise InvalidAmount("each line moves a non-zero integer of minor units")
+        totals[line.account.currency] += line.amount
+        deltas[line.account.id] += line.amount
+        accounts[line.account.id] = line.account
+    if any(totals.values()):
+        raise CurrencyMismatch("the entry does not balance in every currency")
+    request_hash = _request_hash(
+        kind=kind, lines=lines, reference_type=reference_type, reference_id=reference_id,
+        reverses_id=reverses.id if reverses else None,
+    )  # fmt: skip
+
+    existing = JournalEntry.objects.filter(idempotency_key=idempotency_key).first()
+    if existing is not None:
+        return _replayed(existing, request_hash)
+    try:
+        with transaction.atomic():
+            # The entry is inserted first: it claims the key, so a concurrent twin waits on the
+            # unique index instead of moving money a second time.
+            entry = JournalEntry.objects.create(
+                idempotency_key=idempotency_key,
+                request_hash=request_hash,
+                kind=kind,
+                reason=reason[:500],
+                actor_type=actor.type,
+                actor_id=str(actor.id)[:64],
+                reference_type=reference_type,
+                reference_id=str(reference_id),
+                reverses=reverses,
+            )
+            balances = {
+                account_id: _apply_delta(account=accounts[account_id], delta=delta)
+                for account_id, delta in sorted(deltas.items())  # rows locked in primary-key order
+                if delta
+            }
+            running = dict(balances)
+            postings = []
+            # balance_after walks back from the final balance so that two lines on one account
+            # show the balance after each of them.
+            for line in reversed(lines):
+                account_id = line.account.id
+                after = running.get(account_id, None)
+                if after is None:
+                    after = Account.objects.values_list("balance", flat=True).get(id=account_id)
+                    running[account_id] = after
+                postings.append(
+                    Posting(
+                        entry=entry,
+                        account_id=account_id,
+                        direction=Direction.CREDIT if line.amount > 0 else Direction.DEBIT,
+                        amount=abs(line.amount),
+                        currency=line.account.currency,
+                        balance_after=after,
+                    )
+                )
+                running[account_id] = after - line.amount
+            postings.reverse()
+            Posting.objects.bulk_create(postings)
+    except IntegrityError:
+        existing = JournalEntry.objects.filter(idempotency_key=idempotency_key).first()
+        if existing is None:
+            raise
+        return _replayed(existing, request_hash)
+    return entry
+
+
+def _replayed(existing: JournalEntry, request_hash: str) -> JournalEntry:
+    if existing.request_hash != request_hash:
+        raise IdempotencyConflict("this idempotency key was already used for a different movement")
+    return existing
+
+
+def ledger_reverse(*, entry: JournalEntry, reason: str, actor: Actor) -> JournalEntry:
+    """A correction: a new entry with every line of `entry` reversed, linked to it."""
+    if not reason.strip():
+        raise InvalidInput("a reversal needs a reason")
+    lines = [Line(account=p.account, amount=-p.signed_amount) for p in entry.postings.select_related("account")]
+    return ledger_post(
+        idempotency_key=f"reversal:{entry.id}",
+        kind=EntryKind.REVERSAL,
+        lines=lines,
+        actor=actor,
+        reason=reason,
+        reference_type=entry.reference_type,
+        reference_id=entry.reference_id,
+        reverses=entry,
+    )
+
+
+# --- Common movements ----------------------------------------------------------------------------
+
+
+def wallet_deposit(*, player, amount: int, idempotency_key: str, actor: Actor, reason: str = "") -> JournalEntry:
+    """Money from the outside world into a player's wallet (play money in demo mode, cash in)."""
+    if type(amount) is not int or amount <= 0:
+        raise InvalidAmount()
+    wallet, _ = player_accounts_open(player=player)
+    return ledger_post(
+        idempotency_key=idempotency_key,
+        kind=EntryKind.DEPOSIT,
+        lines=[Line(outside_account(currency=wallet.currency), -amount), Line(wallet, amount)],
+        actor=actor,
+        reason=reason,
+        reference_type="player",
+        reference_id=str(player.pk),
+    )
+
+
+# --- Maker-checker adjustments -------------------------------------------------------------------
+
+
+def adjustment_propose(*, player, amount: int, reason: str, proposed_by) -> Adjustment:
+    if type(amount) is not int or amount == 0:
+        raise InvalidAmount("an adjustment is a non-zero integer of minor units")
+    if not reason.strip():
+        raise InvalidInput("an adjustment needs a reason")
+    return Adjustment.objects.create(
+        player=player, amount=amount, currency=player.currency, reason=reason.strip(), proposed_by=proposed_by
+    )
+
+
+def adjustment_approve(*, adjustment: Adjustment, approved_by) -> Adjustment:
+    """Post the adjustment. The approver must be another staff member than the proposer."""
+    with transaction.atomic():
+        adjustment = Adjustment.objects.select_for_update().get(pk=adjustment.pk)
+        if adjustment.status != AdjustmentStatus.PROPOSED:
+            raise StateConflict("this adjustment was already decided")
+        if adjustment.proposed_by_id == approved_by.pk:
+            raise StateConflict("a different staff member must approve an adjustment (four eyes)")
+        wallet, _ = player_accounts_open(player=adjustment.player)
+        house = house_account(currency=adjustment.currency, spread_by=f"adjustment:{adjustment.pk}")
+        entry = ledger_post(
+            idempotency_key=f"adjustment:{adjustment.pk}",
+            kind=EntryKind.ADJUSTMENT,
+            lines=[Line(house, -adjustment.amount), Line(wallet, adjustment.amount)],
+            actor=Actor(ActorType.OPERATOR, str(approved_by.pk)),
+            reason=f"{adjustment.reason} (proposed by {adjustment.proposed_by}, approved by {approved_by})",
+            reference_type="adjustment",
+            reference_id=str(adjustment.pk),
+        )
+        adjustment.status = AdjustmentStatus.APPROVED
+        adjustment.decided_by = approved_by
+        adjustment.decided_at = timezone.now()
+        adjustment.entry = entry
+        adjustment.save(update_fields=["status", "decided_by", "decided_at", "entry"])
+    return adjustment
+
+
+def adjustment_reject(*, adjustment: Adjustment, rejected_by) -> Adjustment:
+    with transaction.atomic():
+        adjustment = Adjustment.objects.select_for_update().get(pk=adjustment.pk)
+        if adjustment.status != AdjustmentStatus.PROPOSED:
+            raise StateConflict("this adjustment was already decided")
+        if adjustment.proposed_by_id == rejected_by.pk:
+            raise StateConflict("a different staff member must decide an adjustment (four eyes)")
+        adjustment.status = AdjustmentStatus.REJECTED
+        adjustment.decided_by = rejected_by
+        adjustment.decided_at = timezone.now()
+        adjustment.save(update_fields=["status", "decided_by", "decided_at"])
+    return adjustment
+
+
+# --- The hash chain ------------------------------------------------------------------------------
+
+
+def entry_content_hash(entry: JournalEntry, postings: Iterable[Posting], previous_hash: str) -> str:
+    """SHA-256 over the previous link and everything the entry says; any change breaks the chain."""
+    content = {
+        "previous": previous_hash,
+        "id": entry.id,
+        "key": entry.idempotency_key,
+        "kind": entry.kind,
+        "reason": entry.reason,
+        "actor": [entry.actor_type, entry.actor_id],
+        "reference": [entry.reference_type, entry.reference_id],
+        "reverses": entry.reverses_id,
+        "created_at": entry.created_at.isoformat(),
+        "postings": sorted(
+            (p.id, p.account_id, p.direction, p.amount, p.currency, p.balance_after) for p in postings
+        ),
+    }
+    return hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def ledger_seal(*, batch: int = 5000) -> int:
+    """Append the entries not sealed yet to the hash chain; returns how many were sealed.
+
+    One sealer at a time: on PostgreSQL a transaction-level advisory lock (a row lock on the old
+    head would let a second sealer, once released, build on a stale head and fork the chain);
+    SQLite serialises writers anyway.
+    """
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [SEAL_LOCK_ID])
+        head = EntrySeal.objects.order_by("-sequence").first()
+        previous = head.hash if head else GENESIS_HASH
+        entries = JournalEntry.objects.filter(seal__isnull=True).order_by("id").prefetch_related("postings")[:batch]
+        seals = []
+        for entry in entries:
+            link = entry_content_hash(entry, entry.postings.all(), previous)
+            seals.append(EntrySeal(entry=entry, previous_hash=previous, hash=link))
+            previous = link
+        EntrySeal.objects.bulk_create(seals)
+    return len(seals)
