@@ -42,7 +42,9 @@ def roles_sync() -> dict[str, int]:
             group, _ = Group.objects.get_or_create(name=role)
             permissions = [
                 p
-                for p in Permission.objects.filter(content_type__app_label__in=AUDITED_APPS).select_related("content_type")
+                for p in Permission.objects.filter(content_type__app_label__in=AUDITED_APPS).select_related(
+                    "content_type"
+                )
                 if f"{p.content_type.app_label}.{p.codename}" in names
             ]
             group.permissions.set(permissions)

@@ -8,7 +8,17 @@ RULE_FIELDS = ("decks", "burn", "tie_pays", "tie_after_tie_bonus", "shuffle", "p
 
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
-    list_display = ("name", "currency", "is_open", "min_bet", "max_bet", "bet_step", "max_tie_bet", "decks", "house_edge")
+    list_display = (
+        "name",
+        "currency",
+        "is_open",
+        "min_bet",
+        "max_bet",
+        "bet_step",
+        "max_tie_bet",
+        "decks",
+        "house_edge",
+    )
     list_filter = ("is_open", "currency", "decks")
     search_fields = ("name",)
     actions = ("open_tables", "close_tables")
@@ -20,7 +30,7 @@ class TableAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         # A table's rules change only while it is closed: players must never see them move.
         if obj is not None and obj.is_open:
-            return RULE_FIELDS + ("currency",)
+            return (*RULE_FIELDS, "currency")
         return ()
 
     @admin.action(description="Open the selected tables", permissions=["change"])

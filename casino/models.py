@@ -20,8 +20,12 @@ class Table(models.Model):
     burn = models.PositiveSmallIntegerField(default=3)
     tie_pays = models.PositiveSmallIntegerField(default=10)
     tie_after_tie_bonus = models.BooleanField(default=False)
-    shuffle = models.CharField(max_length=10, choices=[(m.value, m.value) for m in ShuffleMode], default=ShuffleMode.FRESH)
-    penetration = models.PositiveSmallIntegerField(default=75, help_text="Persistent shoe: percent dealt before the cut card")
+    shuffle = models.CharField(
+        max_length=10, choices=[(m.value, m.value) for m in ShuffleMode], default=ShuffleMode.FRESH
+    )
+    penetration = models.PositiveSmallIntegerField(
+        default=75, help_text="Persistent shoe: percent dealt before the cut card"
+    )
     decision_timeout_s = models.PositiveIntegerField(default=30)
     house_rule = models.CharField(max_length=10, choices=[(a.value, a.value) for a in Action], default=Action.WAR)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -35,7 +39,8 @@ class Table(models.Model):
             models.CheckConstraint(condition=Q(tie_pays__gte=1, tie_pays__lte=30), name="table_tie_pays_1_30"),
             models.CheckConstraint(condition=Q(penetration__gte=50, penetration__lte=90), name="table_penetration"),
             models.CheckConstraint(
-                condition=Q(bet_step__gte=1, min_bet__gte=F("bet_step"), max_bet__gte=F("min_bet")), name="table_limits_ordered"
+                condition=Q(bet_step__gte=1, min_bet__gte=F("bet_step"), max_bet__gte=F("min_bet")),
+                name="table_limits_ordered",
             ),
             models.CheckConstraint(condition=Q(currency__regex=r"^[A-Z]{3}$"), name="table_currency_iso"),
         ]

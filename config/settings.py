@@ -88,9 +88,7 @@ TEMPLATES = [
 # Persistent connections: a new PostgreSQL connection per request costs more than the request.
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if DATABASE_URL:
-    DATABASES = {
-        "default": dj_database_url.parse(DATABASE_URL, conn_max_age=600, conn_health_checks=True)
-    }
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=600, conn_health_checks=True)}
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {
@@ -165,7 +163,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 300}
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE = {
     "ledger-seal": {"task": "ledger.tasks.ledger_seal_task", "schedule": 5.0},
-    "ledger-verify-nightly": {"task": "ledger.tasks.ledger_verify_task", "schedule": crontab(hour=3, minute=0)},
+    "ledger-verify-nightly": {
+        "task": "ledger.tasks.ledger_verify_task",
+        "schedule": crontab(hour=3, minute=0),
+    },
 }
 
 # Production hardening; `manage.py check --deploy` passes with DEBUG off.

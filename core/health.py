@@ -24,7 +24,11 @@ def _check_database() -> dict:
 
 def _check_broker() -> dict:
     if not settings.REDIS_URL:
-        return {"ok": True, "kind": "in-process", "detail": "no REDIS_URL: settlement runs in the web process"}
+        return {
+            "ok": True,
+            "kind": "in-process",
+            "detail": "no REDIS_URL: settlement runs in the web process",
+        }
     import redis
 
     started = time.perf_counter()

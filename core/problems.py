@@ -37,9 +37,7 @@ def problem_response(*, status_code: int, code: str, title: str, detail: str, **
 
 def problem_exception_handler(exc, context):
     if isinstance(exc, ServiceError):
-        return problem_response(
-            status_code=exc.status, code=exc.code, title=exc.title, detail=exc.detail, **exc.extra
-        )
+        return problem_response(status_code=exc.status, code=exc.code, title=exc.title, detail=exc.detail, **exc.extra)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     response = exception_handler(exc, context)

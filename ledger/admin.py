@@ -9,7 +9,15 @@ from django.contrib import admin, messages
 from django.utils.html import format_html
 
 from core.errors import ServiceError
-from ledger.models import Account, Adjustment, AdjustmentStatus, EntrySeal, JournalEntry, Posting, VerificationRun
+from ledger.models import (
+    Account,
+    Adjustment,
+    AdjustmentStatus,
+    EntrySeal,
+    JournalEntry,
+    Posting,
+    VerificationRun,
+)
 from ledger.money import Money
 from ledger.services import adjustment_approve, adjustment_propose, adjustment_reject
 
@@ -57,7 +65,16 @@ class AccountAdmin(ReadOnlyAdmin):
 
 @admin.register(JournalEntry)
 class JournalEntryAdmin(ReadOnlyAdmin):
-    list_display = ("id", "created_at", "kind", "actor_type", "actor_id", "reference_type", "reference_id", "reason")
+    list_display = (
+        "id",
+        "created_at",
+        "kind",
+        "actor_type",
+        "actor_id",
+        "reference_type",
+        "reference_id",
+        "reason",
+    )
     list_filter = ("kind", "actor_type", "reference_type")
     search_fields = ("=id", "idempotency_key", "reference_id", "reason", "actor_id")
     date_hierarchy = "created_at"
@@ -101,7 +118,16 @@ class VerificationRunAdmin(ReadOnlyAdmin):
 
 @admin.register(Adjustment)
 class AdjustmentAdmin(admin.ModelAdmin):
-    list_display = ("id", "player", "amount_display", "reason", "status", "proposed_by", "decided_by", "decided_at")
+    list_display = (
+        "id",
+        "player",
+        "amount_display",
+        "reason",
+        "status",
+        "proposed_by",
+        "decided_by",
+        "decided_at",
+    )
     list_filter = ("status", "currency")
     search_fields = ("player__user__username", "reason")
     fields = ("player", "amount", "reason")

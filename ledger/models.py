@@ -27,8 +27,12 @@ GUARDED_KINDS = (AccountKind.PLAYER_WALLET, AccountKind.PLAYER_IN_PLAY)
 class Account(models.Model):
     kind = models.CharField(max_length=24, choices=AccountKind.choices)
     currency = models.CharField(max_length=3)
-    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, null=True, blank=True, related_name="ledger_accounts")
-    partner = models.ForeignKey("accounts.Partner", on_delete=models.PROTECT, null=True, blank=True, related_name="ledger_accounts")
+    player = models.ForeignKey(
+        "accounts.Player", on_delete=models.PROTECT, null=True, blank=True, related_name="ledger_accounts"
+    )
+    partner = models.ForeignKey(
+        "accounts.Partner", on_delete=models.PROTECT, null=True, blank=True, related_name="ledger_accounts"
+    )
     # The house bankroll is kept in shards so that no single row is locked by every round.
     shard = models.PositiveSmallIntegerField(default=0)
     balance = models.BigIntegerField(default=0)
@@ -36,8 +40,16 @@ class Account(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["kind", "currency", "player"], condition=Q(player__isnull=False), name="account_one_per_player_kind"),
-            models.UniqueConstraint(fields=["kind", "currency", "partner"], condition=Q(partner__isnull=False), name="account_one_per_partner_kind"),
+            models.UniqueConstraint(
+                fields=["kind", "currency", "player"],
+                condition=Q(player__isnull=False),
+                name="account_one_per_player_kind",
+            ),
+            models.UniqueConstraint(
+                fields=["kind", "currency", "partner"],
+                condition=Q(partner__isnull=False),
+                name="account_one_per_partner_kind",
+            ),
             models.UniqueConstraint(
                 fields=["kind", "currency", "shard"],
                 condition=Q(player__isnull=True, partner__isnull=True),
@@ -120,6 +132,9 @@ class Posting(models.Model):
         ]
         indexes = [models.Index(fields=["account", "entry"])]
 
+    def __str__(self) -> str:
+        return f"{self.get_direction_display()} {self.amount} {self.currency} on account {self.account_id}"
+
     @property
     def signed_amount(self) -> int:
         return self.amount if self.direction == Direction.CREDIT else -self.amount
@@ -137,6 +152,9 @@ class EntrySeal(models.Model):
     previous_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64, unique=True)
     sealed_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"#{self.sequence} {self.hash[:12]}"
 
 
 class VerificationRun(models.Model):
@@ -169,9 +187,13 @@ class Adjustment(models.Model):
     status = models.CharField(max_length=10, choices=AdjustmentStatus.choices, default=AdjustmentStatus.PROPOSED)
     proposed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     proposed_at = models.DateTimeField(auto_now_add=True)
-    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     decided_at = models.DateTimeField(null=True, blank=True)
-    entry = models.OneToOneField(JournalEntry, on_delete=models.PROTECT, null=True, blank=True, related_name="adjustment")
+    entry = models.OneToOneField(
+        JournalEntry, on_delete=models.PROTECT, null=True, blank=True, related_name="adjustment"
+    )
 
     class Meta:
         constraints = [

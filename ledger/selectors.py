@@ -18,18 +18,14 @@ def account_balance(*, account: Account) -> int:
 
 def account_balance_at(*, account: Account, at: datetime) -> int:
     """The balance as it stood at `at`: the sum of the postings of entries made until then."""
-    return Posting.objects.filter(account=account, entry__created_at__lte=at).aggregate(
-        total=Coalesce(Sum(SIGNED), 0)
-    )["total"]
+    return Posting.objects.filter(account=account, entry__created_at__lte=at).aggregate(total=Coalesce(Sum(SIGNED), 0))[
+        "total"
+    ]
 
 
 def account_lines(*, account: Account):
     """The account's postings, newest first, each with its entry and `balance_after`."""
-    return (
-        Posting.objects.filter(account=account)
-        .select_related("entry")
-        .order_by("-entry_id", "-id")
-    )
+    return Posting.objects.filter(account=account).select_related("entry").order_by("-entry_id", "-id")
 
 
 def house_balance(*, currency: str) -> int:
@@ -40,9 +36,7 @@ def house_balance(*, currency: str) -> int:
 
 
 def player_wallet_summary(*, player) -> dict[str, int | str]:
-    balances = dict(
-        Account.objects.filter(player=player, currency=player.currency).values_list("kind", "balance")
-    )
+    balances = dict(Account.objects.filter(player=player, currency=player.currency).values_list("kind", "balance"))
     return {
         "currency": player.currency,
         "balance": balances.get(AccountKind.PLAYER_WALLET, 0),

@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from core.errors import CurrencyMismatch, IdempotencyConflict, InsufficientFunds, InvalidAmount, InvalidInput, StateConflict
+from core.errors import (
+    CurrencyMismatch,
+    IdempotencyConflict,
+    InsufficientFunds,
+    InvalidAmount,
+    InvalidInput,
+    StateConflict,
+)
 from ledger.models import (
     GUARDED_KINDS,
     Account,
@@ -54,22 +61,18 @@ class Line:
 
 # --- Accounts ------------------------------------------------------------------------------------
 
-_SYSTEM_ACCOUNT_IDS: dict[tuple[str, str, int], int] = {}
-
 
 def _system_account(*, kind: AccountKind, currency: str, shard: int = 0) -> Account:
-    key = (kind, currency, shard)
-    account_id = _SYSTEM_ACCOUNT_IDS.get(key)
-    if account_id is not None:
-        return Account(id=account_id, kind=kind, currency=currency, shard=shard)
+    # Not cached across requests: a cached id could outlive a rolled-back transaction or a restore.
     account, _ = Account.objects.get_or_create(kind=kind, currency=currency, shard=shard, player=None, partner=None)
-    _SYSTEM_ACCOUNT_IDS[key] = account.id
     return account
 
 
 def house_account(*, currency: str, spread_by: str = "") -> Account:
     """A shard of the house bankroll, chosen from `spread_by` (stable, so that retries agree)."""
-    return _system_account(kind=AccountKind.HOUSE, currency=currency, shard=zlib.crc32(spread_by.encode()) % HOUSE_SHARDS)
+    return _system_account(
+        kind=AccountKind.HOUSE, currency=currency, shard=zlib.crc32(spread_by.encode()) % HOUSE_SHARDS
+    )
 
 
 def outside_account(*, currency: str) -> Account:
@@ -83,7 +86,9 @@ def player_accounts_open(*, player) -> tuple[Account, Account]:
         with transaction.atomic():
             for kind in (AccountKind.PLAYER_WALLET, AccountKind.PLAYER_IN_PLAY):
                 if kind not in accounts:
-                    accounts[kind], _ = Account.objects.get_or_create(kind=kind, currency=player.currency, player=player)
+                    accounts[kind], _ = Account.objects.get_or_create(
+                        kind=kind, currency=player.currency, player=player
+                    )
     return accounts[AccountKind.PLAYER_WALLET], accounts[AccountKind.PLAYER_IN_PLAY]
 
 
@@ -114,15 +119,19 @@ def _apply_delta(*, account: Account, delta: int) -> int:
     with connection.cursor() as cursor:
         if account.kind in GUARDED_KINDS:
             cursor.execute(
-                "UPDATE ledger_account SET balance = balance + %s WHERE id = %s AND balance + %s >= 0 RETURNING balance",
+                "UPDATE ledger_account SET balance = balance + %s"
+                " WHERE id = %s AND balance + %s >= 0 RETURNING balance",
                 [delta, account.id, delta],
             )
         else:
             cursor.execute(
-                "UPDATE ledger_account SET balance = balance + %s WHERE id = %s RETURNING balance", [delta, account.id]
+                "UPDATE ledger_account SET balance = balance + %s WHERE id = %s RETURNING balance",
+                [delta, account.id],
             )
         row = cursor.fetchone()
     if row is None:
+        if account.kind not in GUARDED_KINDS:
+            raise Account.DoesNotExist(f"ledger account {account.id} does not exist")
         raise InsufficientFunds("the wallet does not hold enough money for this")
     return row[0]
 
@@ -193,7 +202,7 @@ def ledger_post(
             # show the balance after each of them.
             for line in reversed(lines):
                 account_id = line.account.id
-                after = running.get(account_id, None)
+                after = running.get(account_id)
                 if after is None:
                     after = Account.objects.values_list("balance", flat=True).get(id=account_id)
                     running[account_id] = after
@@ -329,9 +338,7 @@ def entry_content_hash(entry: JournalEntry, postings: Iterable[Posting], previou
         "reference": [entry.reference_type, entry.reference_id],
         "reverses": entry.reverses_id,
         "created_at": entry.created_at.isoformat(),
-        "postings": sorted(
-            (p.id, p.account_id, p.direction, p.amount, p.currency, p.balance_after) for p in postings
-        ),
+        "postings": sorted((p.id, p.account_id, p.direction, p.amount, p.currency, p.balance_after) for p in postings),
     }
     return hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 

@@ -46,10 +46,7 @@ def _result(problems: list, examples: list | None = None, **extra) -> dict:
 
 def _unbalanced_entries() -> dict:
     rows = (
-        Posting.objects.values("entry_id", "currency")
-        .annotate(total=Sum(SIGNED))
-        .exclude(total=0)
-        .order_by("entry_id")
+        Posting.objects.values("entry_id", "currency").annotate(total=Sum(SIGNED)).exclude(total=0).order_by("entry_id")
     )
     return _result([{"entry": r["entry_id"], "currency": r["currency"], "total": r["total"]} for r in rows])
 
@@ -75,7 +72,9 @@ def _negative_guarded_accounts() -> dict:
 
 
 def _currency_totals() -> dict:
-    totals = {r["currency"]: r["total"] for r in Posting.objects.values("currency").annotate(total=Sum(SIGNED)).order_by()}
+    totals = {
+        r["currency"]: r["total"] for r in Posting.objects.values("currency").annotate(total=Sum(SIGNED)).order_by()
+    }
     problems = [{"currency": c, "total": t} for c, t in totals.items() if t != 0]
     return _result(problems, totals=totals)
 

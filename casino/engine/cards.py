@@ -42,7 +42,10 @@ def _make_cards() -> tuple[Card, ...]:
         for s, suit in enumerate(SUIT_CHARS)
         for r in range(2, 15)
     ]
-    cards += [Card(id=52, rank=JOKER_RANK, suit="", code="X1"), Card(id=53, rank=JOKER_RANK, suit="", code="X2")]
+    cards += [
+        Card(id=52, rank=JOKER_RANK, suit="", code="X1"),
+        Card(id=53, rank=JOKER_RANK, suit="", code="X2"),
+    ]
     return tuple(cards)
 
 

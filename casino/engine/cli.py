@@ -87,10 +87,8 @@ def run_casino_war(data: dict[str, Any]) -> dict[str, Any]:
     tie = _int(data, "tie", 0)
     decision = data.get("decision")
     if decision is not None and decision not in ("war", "surrender"):
-        raise InputError("'decision' is \"war\" or \"surrender\"")
-    state = play_round(
-        rules=rules, main=main, tie=tie, cards=StackedShoe([card(c) for c in shoe]), decision=decision
-    )
+        raise InputError('\'decision\' is "war" or "surrender"')
+    state = play_round(rules=rules, main=main, tie=tie, cards=StackedShoe([card(c) for c in shoe]), decision=decision)
     war = None
     if state.player_war_card is not None:
         war = {"player": state.player_war_card.code, "dealer": state.dealer_war_card.code}

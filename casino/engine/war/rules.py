@@ -124,7 +124,12 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset("razboi", Family.RAZBOI, (2, 4), 52, {"down": 0}, accepts_jokers=False, description="Romanian War"),
         Preset(
-            "steal", Family.STEAL, (2, 4), 52, {"down": 3, "jokers": True}, description="Steal War with capture piles"
+            "steal",
+            Family.STEAL,
+            (2, 4),
+            52,
+            {"down": 3, "jokers": True},
+            description="Steal War with capture piles",
         ),
         Preset(
             "pyanitsa",
@@ -144,7 +149,14 @@ PRESETS: dict[str, Preset] = {
             accepts_jokers=False,
             description="German Life and Death: tricks are scored, not played again",
         ),
-        Preset("peace", Family.COMMON, (2, 2), 52, {"down": 5, "lowest_wins": True}, description="the lowest card wins"),
+        Preset(
+            "peace",
+            Family.COMMON,
+            (2, 2),
+            52,
+            {"down": 5, "lowest_wins": True},
+            description="the lowest card wins",
+        ),
     )
 }
 
@@ -248,7 +260,7 @@ def build_rules(preset: str, options: dict[str, Any] | None = None, *, seats: in
         "objective": "only P'yanitsa has an objective",
     }
     for key in options:
-        if key in refused and refused[key]:
+        if refused.get(key):
             raise InvalidRulesError(f"option {key!r} is refused for {preset}: {reasons[key]}")
 
     merged: dict[str, Any] = {**spec.defaults, **options}
@@ -262,7 +274,7 @@ def build_rules(preset: str, options: dict[str, Any] | None = None, *, seats: in
     if family is Family.PYANITSA:
         deck_choice = merged.get("deck", "36")
         if deck_choice not in ("36", "52"):
-            raise InvalidRulesError("option 'deck' is \"36\" or \"52\"")
+            raise InvalidRulesError('option \'deck\' is "36" or "52"')
         deck_size = int(deck_choice)
 
     down = merged.get("down", 3)

@@ -22,7 +22,13 @@ class Command(BaseCommand):
         with transaction.atomic():
             Table.objects.get_or_create(
                 name="Classic EUR",
-                defaults={"currency": "EUR", "min_bet": 100, "max_bet": 50_000, "bet_step": 100, "max_tie_bet": 5_000},
+                defaults={
+                    "currency": "EUR",
+                    "min_bet": 100,
+                    "max_bet": 50_000,
+                    "bet_step": 100,
+                    "max_tie_bet": 5_000,
+                },
             )
             Table.objects.get_or_create(
                 name="High Roller EUR (tie-after-tie bonus)",
@@ -41,8 +47,14 @@ class Command(BaseCommand):
                 actor=Actor.system("demo_data"),
                 reason="demo play money",
             )
-            for username, group, superuser in (("operator", OPERATOR, False), ("auditor", AUDITOR, False), ("admin", None, True)):
-                user, created = User.objects.get_or_create(username=username, defaults={"is_staff": True, "is_superuser": superuser})
+            for username, group, superuser in (
+                ("operator", OPERATOR, False),
+                ("auditor", AUDITOR, False),
+                ("admin", None, True),
+            ):
+                user, created = User.objects.get_or_create(
+                    username=username, defaults={"is_staff": True, "is_superuser": superuser}
+                )
                 if created:
                     user.set_password(DEMO_PASSWORD)
                     user.save(update_fields=["password"])

@@ -53,7 +53,10 @@ def test_surrender_returns_the_smaller_half_of_an_odd_bet():
 
 def test_war_win_pays_the_raise_and_pushes_the_main_bet():
     state = play_round(
-        rules=CasinoWarRules(), main=10, cards=stacked("7H", "7S", "2C", "3C", "4C", "QD", "9C"), decision="war"
+        rules=CasinoWarRules(),
+        main=10,
+        cards=stacked("7H", "7S", "2C", "3C", "4C", "QD", "9C"),
+        decision="war",
     )
     assert state.outcome is Outcome.WAR_WIN and state.nets.total == 10
     assert [c.code for c in state.burned] == ["2C", "3C", "4C"]
@@ -97,18 +100,17 @@ def test_bets_off_the_table_are_refused(main, tie):
 
 
 @pytest.mark.parametrize(
-    "settings", [{"decks": 0}, {"decks": 9}, {"burn": 6}, {"tie_pays": 31}, {"shuffle": "weekly"}, {"penetration": 95}]
+    "table_settings",
+    [{"decks": 0}, {"decks": 9}, {"burn": 6}, {"tie_pays": 31}, {"shuffle": "weekly"}, {"penetration": 95}],
 )
-def test_table_settings_out_of_range_are_refused(settings):
+def test_table_settings_out_of_range_are_refused(table_settings):
     with pytest.raises(InvalidRulesError):
-        CasinoWarRules(**settings)
+        CasinoWarRules(**table_settings)
 
 
 def test_fresh_shoe_deals_positions_0_1_then_war_cards_at_5_and_6_with_burn_3():
     shoe = shoe_cards(server_seed=SEED, client_seed="c", nonce=0, decks=6, cards=7)
-    state = play_round(
-        rules=CasinoWarRules(), main=10, cards=FreshShoe(6, HmacStream(SEED, "c", 0)), decision="war"
-    )
+    state = play_round(rules=CasinoWarRules(), main=10, cards=FreshShoe(6, HmacStream(SEED, "c", 0)), decision="war")
     assert (state.player_card, state.dealer_card) == (shoe[0], shoe[1])
     if state.player_war_card is not None:
         assert (state.player_war_card, state.dealer_war_card) == (shoe[5], shoe[6])

@@ -12,7 +12,11 @@ SEED = "ab" * 32
 def run(job, payload, *args):
     raw = payload if isinstance(payload, str) else json.dumps(payload)
     proc = subprocess.run(
-        [sys.executable, "-m", "casino.engine", job, *args], input=raw, capture_output=True, text=True, check=False
+        [sys.executable, "-m", "casino.engine", job, *args],
+        input=raw,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     return proc.returncode, json.loads(proc.stdout)
 
@@ -20,7 +24,13 @@ def run(job, payload, *args):
 def test_casino_war_example_of_the_rule_book():
     code, out = run(
         "casino-war",
-        {"rules": {}, "shoe": ["7H", "7S", "2C", "3C", "4C", "QD", "9C"], "main": 1000, "tie": 100, "decision": "war"},
+        {
+            "rules": {},
+            "shoe": ["7H", "7S", "2C", "3C", "4C", "QD", "9C"],
+            "main": 1000,
+            "tie": 100,
+            "decision": "war",
+        },
     )
     assert code == 0
     assert out == {

@@ -10,13 +10,13 @@ def test_higher_card_takes_the_trick_seat_by_seat_to_the_bottom():
     game = play("classic", [["KS", "2C"], ["9H", "3C"]], record_events=True)
     first = game.battles[0].as_json()
     assert first == {"n": 1, "up": ["KS", "9H"], "war_steps": 0, "winner": 0, "counts": [3, 1]}
-    take = [e for e in game.events if e.kind.value == "take"][0]
+    take = next(e for e in game.events if e.kind.value == "take")
     assert [c for c in take.as_json()["cards"]] == ["KS", "9H"]
 
 
 def test_gather_winner_puts_the_winners_cards_first():
     game = play("classic", [["2C", "KS"], ["9H", "3C"]], {"gather": "winner"}, record_events=True)
-    take = [e for e in game.events if e.kind.value == "take"][0]
+    take = next(e for e in game.events if e.kind.value == "take")
     assert take.as_json()["cards"] == ["9H", "2C"]
 
 
@@ -38,7 +38,7 @@ def test_lose_rule_a_short_seat_drops_out_and_its_stock_goes_into_the_trick():
     game = play("classic", [["7S", "2C", "QH", "5D"], ["7H", "KS"]], {"out_of_cards": "lose"}, record_events=True)
     assert game.result.winner == 0 and game.result.reason is Reason.ALL_CARDS
     assert summary(game) == [{"n": 1, "up": ["7S", "7H"], "war_steps": 1, "winner": 0, "counts": [6, 0]}]
-    take = [e for e in game.events if e.kind.value == "take"][0].as_json()["cards"]
+    take = next(e for e in game.events if e.kind.value == "take").as_json()["cards"]
     # B had one card after its seven (needs two): it drops, its K goes in after the cards it laid.
     assert take == ["7S", "7H", "KS"]
 

@@ -28,7 +28,15 @@ def test_first_seven_battles_follow_the_text():
     assert [b["war_steps"] for b in battles] == [0, 0, 1, 2, 0, 1, 1]
     # 27-25, then 26 each; 31-21 after the first war; 22-30 after the double war (18 cards);
     # 21-31; 26 each; 31-21 when your K♠ (won in battle 1) beats Ada's 4♦ (won in battle 2).
-    assert [b["counts"] for b in battles] == [[27, 25], [26, 26], [31, 21], [22, 30], [21, 31], [26, 26], [31, 21]]
+    assert [b["counts"] for b in battles] == [
+        [27, 25],
+        [26, 26],
+        [31, 21],
+        [22, 30],
+        [21, 31],
+        [26, 26],
+        [31, 21],
+    ]
 
 
 def test_battle_seven_turns_up_the_first_won_cards():

@@ -52,9 +52,9 @@ class AlwaysStealFrom:
 
 
 def test_two_seats_stealing_each_other_swap_piles():
+    from casino.engine.fairness import HmacStream
     from casino.engine.war.rules import build_rules
     from casino.engine.war.steal import _StealGame
-    from casino.engine.fairness import HmacStream
 
     rules = build_rules("steal", seats=2)
     game = _StealGame(rules, [[card("5S").id, card("2C").id], [card("7H").id, card("3D").id]], HmacStream(SEED),

@@ -3,10 +3,10 @@
 import pytest
 
 from casino.engine.errors import InvalidDealError, InvalidRulesError, StreamRequiredError
+from casino.engine.fairness import HmacStream
 from casino.engine.war import play_tod_und_leben_match
 from casino.engine.war.records import Reason
 from casino.engine.war.rules import build_rules
-from casino.engine.fairness import HmacStream
 from tests.casino.engine.war.helpers import play, summary
 
 SEED = "5e" * 32
@@ -93,7 +93,13 @@ def test_pyanitsa_down_up_lays_one_face_down():
 
 def test_pyanitsa_broke_two_seats_the_first_out_loses_the_other_wins():
     game = play("pyanitsa", [["KS", "QS"], ["9H"]], seed=SEED)
-    assert game.result.as_json() == {"winner": 0, "reason": "all_cards", "battles": 1, "counts": [3, 0], "loser": 1}
+    assert game.result.as_json() == {
+        "winner": 0,
+        "reason": "all_cards",
+        "battles": 1,
+        "counts": [3, 0],
+        "loser": 1,
+    }
 
 
 def test_pyanitsa_broke_more_seats_the_loser_and_no_winner():
@@ -110,7 +116,13 @@ def test_pyanitsa_a_seat_that_lays_its_last_card_and_wins_plays_on():
 
 def test_pyanitsa_drunkard_the_seat_left_holding_all_cards_loses():
     game = play("pyanitsa", [["KS", "QS"], ["9H"]], {"objective": "drunkard"}, seed=SEED)
-    assert game.result.as_json() == {"winner": 1, "reason": "all_cards", "battles": 1, "counts": [3, 0], "loser": 0}
+    assert game.result.as_json() == {
+        "winner": 1,
+        "reason": "all_cards",
+        "battles": 1,
+        "counts": [3, 0],
+        "loser": 0,
+    }
 
 
 def test_pyanitsa_limit_count_roles():
@@ -135,7 +147,13 @@ def test_tod_und_leben_scores_tricks_and_ties_grow_the_trick():
 
 def test_tod_und_leben_a_tie_on_the_last_cards_gives_each_seat_its_own_cards_back():
     game = play("tod_und_leben", [["AS", "9S"], ["7H", "9H"]])
-    assert game.battles[-1].as_json() == {"n": 2, "up": ["9S", "9H"], "war_steps": 1, "winner": None, "counts": [3, 1]}
+    assert game.battles[-1].as_json() == {
+        "n": 2,
+        "up": ["9S", "9H"],
+        "war_steps": 1,
+        "winner": None,
+        "counts": [3, 1],
+    }
     game = play("tod_und_leben", [["AS", "9S"], ["AH", "9H"]])
     assert game.result.as_json() == {"winner": None, "reason": "scored", "battles": 1, "counts": [2, 2]}
 
@@ -184,9 +202,7 @@ def test_impossible_options_are_refused_with_a_reason(preset, options, why):
         build_rules(preset, options)
 
 
-@pytest.mark.parametrize(
-    "deal", [[["AS", "AS"], ["KH"]], [["AS", "ZZ"], ["KH"]], [["6S"], ["2H"]], [[], []], "AS KH"]
-)
+@pytest.mark.parametrize("deal", [[["AS", "AS"], ["KH"]], [["AS", "ZZ"], ["KH"]], [["6S"], ["2H"]], [[], []], "AS KH"])
 def test_bad_deals_are_refused(deal):
     from casino.engine.errors import EngineError
 

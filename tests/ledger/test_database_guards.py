@@ -1,0 +1,64 @@
+"""What PostgreSQL itself refuses, whatever code talks to it."""
+
+import pytest
+from django.db import IntegrityError, InternalError, connection, transaction
+from django.db.utils import DatabaseError
+
+from ledger.models import JournalEntry, Posting
+from tests.factories import make_player
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
+
+
+def raw(sql, params=None):
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE ledger_posting SET amount = amount + 1",
+        "DELETE FROM ledger_posting",
+        "UPDATE ledger_journalentry SET reason = 'edited'",
+        "DELETE FROM ledger_journalentry",
+    ],
+)
+def test_raw_updates_and_deletes_are_refused(sql):
+    make_player(balance=1_000)
+    with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
+        raw(sql)
+    assert Posting.objects.count() == 2
+
+
+def test_an_unbalanced_entry_is_refused_at_commit():
+    player = make_player(balance=1_000)
+    wallet = player.ledger_accounts.get(kind="player_wallet")
+    with pytest.raises((IntegrityError, InternalError), match="does not balance"), transaction.atomic():
+        entry = JournalEntry.objects.create(
+            idempotency_key="bad", request_hash="x", kind="deposit", actor_type="system", actor_id="t"
+        )
+        Posting.objects.create(entry=entry, account=wallet, direction="C", amount=5, currency="EUR", balance_after=0)
+        Posting.objects.create(entry=entry, account=wallet, direction="D", amount=4, currency="EUR", balance_after=0)
+    assert not JournalEntry.objects.filter(idempotency_key="bad").exists()
+
+
+def test_an_entry_without_postings_is_refused_at_commit():
+    with pytest.raises((IntegrityError, InternalError), match="at least two"), transaction.atomic():
+        JournalEntry.objects.create(
+            idempotency_key="empty", request_hash="x", kind="deposit", actor_type="system", actor_id="t"
+        )
+
+
+def test_amounts_must_be_positive():
+    player = make_player(balance=1_000)
+    wallet = player.ledger_accounts.get(kind="player_wallet")
+    entry = JournalEntry.objects.first()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Posting.objects.create(entry=entry, account=wallet, direction="C", amount=-5, currency="EUR", balance_after=0)
+
+
+def test_a_player_wallet_balance_cannot_be_set_negative():
+    player = make_player(balance=1_000)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        raw("UPDATE ledger_account SET balance = -1 WHERE player_id = %s", [player.pk])
