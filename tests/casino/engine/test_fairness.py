@@ -92,3 +92,26 @@ def test_known_vector_is_stable():
 def test_whole_shoe_is_a_permutation():
     cards = shoe_cards(server_seed=SEED, client_seed="", nonce=0, decks=2)
     assert sorted(c.id for c in cards) == sorted(c.id for c in shoe(2))
+
+
+def test_the_worked_example_of_docs_fairness_holds():
+    from casino.engine import verify_round
+
+    seed = "768f1d3124d44f22cdc686d0959b96b29795599875419e62b41bfb634b55b574"
+    result = verify_round(
+        server_seed=seed,
+        client_seed="lucky",
+        nonce=0,
+        published_hash="d6356b9f256537edd330616d2973e41b4cc1946242d7eab9001b45e69c6a5c13",
+    )
+    assert result.hash_matches is True
+    cards = [
+        result.cards.player,
+        result.cards.dealer,
+        *result.cards.burned,
+        result.cards.player_war,
+        result.cards.dealer_war,
+    ]
+    assert [c.code for c in cards] == ["5D", "8H", "8C", "JD", "9D", "3H", "7D"]
+    stream = HmacStream(seed, "lucky", 0)
+    assert stream.block(0).hex() == "11336141831392d846d1567b098e8080b5f36d69bfd5ea86666f51f5f8bd89cc"
