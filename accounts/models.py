@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import uuid
+
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 
@@ -44,3 +46,41 @@ class Player(models.Model):
 
     def __str__(self) -> str:
         return self.user.username
+
+
+class PartnerNonce(models.Model):
+    """Nonces a partner already used: a signed request is accepted once (replay protection)."""
+
+    partner = models.ForeignKey(Partner, on_delete=models.CASCADE, related_name="+")
+    nonce = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["partner", "nonce"], name="partner_nonce_used_once")]
+
+    def __str__(self) -> str:
+        return f"{self.partner_id}:{self.nonce}"
+
+
+class Transfer(models.Model):
+    """Money a partner moves into (`in`) or out of (`out`) one of its players' wallets."""
+
+    IN = "in"
+    OUT = "out"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    partner = models.ForeignKey(Partner, on_delete=models.PROTECT, related_name="transfers")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="transfers")
+    direction = models.CharField(max_length=3, choices=[(IN, "in"), (OUT, "out")])
+    amount = models.PositiveBigIntegerField()
+    currency = models.CharField(max_length=3)
+    reference = models.CharField(max_length=128)
+    entry = models.OneToOneField("ledger.JournalEntry", on_delete=models.PROTECT, related_name="transfer")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [models.CheckConstraint(condition=models.Q(amount__gt=0), name="transfer_amount_positive")]
+
+    def __str__(self) -> str:
+        return f"{self.direction} {self.amount} {self.currency} for {self.player}"

@@ -5,10 +5,15 @@ from __future__ import annotations
 import secrets
 
 from django.contrib.auth.models import Group, Permission
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import transaction
 
 from accounts.models import Partner, Player, User
 from accounts.roles import AUDITOR, OPERATOR, SUPPORT
+from core.audit import audit_record
+from core.errors import InvalidInput, UsernameTaken
 from ledger.services import player_accounts_open
 
 # app_label.codename per role; "view" everywhere for auditors.
@@ -74,3 +79,31 @@ def partner_create(*, name: str, webhook_url: str = "") -> tuple[Partner, str]:
         name=name, key_id=f"pk_{secrets.token_hex(8)}", secret=secret, webhook_url=webhook_url
     )
     return partner, secret
+
+
+def player_signup(*, username: object, password: object, email: object = "") -> Player:
+    """A player signing up on their own: validated username, password and e-mail."""
+    if (
+        not isinstance(username, str)
+        or not 3 <= len(username) <= 150
+        or not username.replace("_", "").replace(".", "").replace("-", "").isalnum()
+    ):
+        raise InvalidInput("a username is 3 to 150 letters, digits, '.', '_' or '-'")
+    if not isinstance(password, str):
+        raise InvalidInput("a password is required")
+    email = email or ""
+    if not isinstance(email, str):
+        raise InvalidInput("email must be a string")
+    try:
+        if email:
+            validate_email(email)
+        validate_password(password, user=User(username=username, email=email))
+    except ValidationError as exc:
+        raise InvalidInput(" ".join(exc.messages)) from None
+    if User.objects.filter(username__iexact=username).exists():
+        raise UsernameTaken()
+    player = player_create(username=username, password=password, email=email)
+    audit_record(
+        actor_type="player", actor_id=player.pk, action="player.signed_up", obj_type="player", obj_id=player.pk
+    )
+    return player

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import uuid
+
 from django.db import models
 from django.db.models import F, Q
 
@@ -65,3 +67,142 @@ class Table(models.Model):
         return TableLimits(
             min_bet=self.min_bet, max_bet=self.max_bet, bet_step=self.bet_step, max_tie_bet=self.max_tie_bet
         )
+
+
+class SeedPair(models.Model):
+    """A player's provably fair seed pair: the server seed's hash is shown before it is used and
+    the seed itself once the player rotates it."""
+
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="seed_pairs")
+    server_seed = models.CharField(max_length=64)
+    server_seed_hash = models.CharField(max_length=64, unique=True)
+    client_seed = models.CharField(max_length=64)
+    next_nonce = models.PositiveBigIntegerField(default=0)
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    revealed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["player"], condition=Q(active=True), name="seedpair_one_active_per_player"),
+            models.CheckConstraint(
+                condition=Q(active=True) | Q(revealed_at__isnull=False), name="seedpair_revealed_when_retired"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} {self.server_seed_hash[:12]}"
+
+
+class ShoeState(models.Model):
+    """A persistent shoe of one player at one table: shuffled from the nonce of the round that
+    opened it, dealt from `position`, reshuffled once the cut card is reached."""
+
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="+")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+")
+    seed_pair = models.ForeignKey(SeedPair, on_delete=models.PROTECT, related_name="+")
+    shuffle_nonce = models.PositiveBigIntegerField()
+    position = models.PositiveIntegerField(default=0)
+    cut = models.PositiveIntegerField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["player", "table"], name="shoe_one_per_player_table")]
+
+    def __str__(self) -> str:
+        return f"shoe of {self.player} at {self.table} ({self.position}/{self.cut})"
+
+
+class RoundStatus(models.TextChoices):
+    AWAITING_DECISION = "awaiting_decision"
+    RESOLVED = "resolved"
+    SETTLED = "settled"
+
+
+class Round(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="rounds")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds")
+    currency = models.CharField(max_length=3)
+    status = models.CharField(max_length=20, choices=RoundStatus.choices)
+    # The table's rules when the round was placed: the round plays to them even if the table changes.
+    rules = models.JSONField()
+    main_bet = models.PositiveBigIntegerField()
+    tie_bet = models.PositiveBigIntegerField(default=0)
+    raise_bet = models.PositiveBigIntegerField(default=0)
+    player_card = models.CharField(max_length=2)
+    dealer_card = models.CharField(max_length=2)
+    burned = models.CharField(max_length=20, blank=True)
+    war_player_card = models.CharField(max_length=2, blank=True)
+    war_dealer_card = models.CharField(max_length=2, blank=True)
+    decision = models.CharField(max_length=10, blank=True)
+    decided_by_type = models.CharField(max_length=10, blank=True)  # player, partner, system
+    decided_by_id = models.CharField(max_length=64, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_deadline = models.DateTimeField(null=True, blank=True)
+    decision_timed_out = models.BooleanField(default=False)
+    outcome = models.CharField(max_length=10, blank=True)
+    nets = models.JSONField(default=dict, blank=True)
+    net = models.BigIntegerField(null=True, blank=True)
+    payout = models.BigIntegerField(null=True, blank=True)
+    seed_pair = models.ForeignKey(SeedPair, on_delete=models.PROTECT, related_name="rounds")
+    nonce = models.PositiveBigIntegerField()
+    shoe_nonce = models.PositiveBigIntegerField()
+    shoe_position = models.PositiveIntegerField(default=0)
+    placed_by_type = models.CharField(max_length=10)  # player or partner
+    placed_by_id = models.CharField(max_length=64)
+    settle_attempts = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    settled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["seed_pair", "nonce"], name="round_one_per_nonce"),
+            models.CheckConstraint(condition=Q(main_bet__gt=0), name="round_main_bet_positive"),
+        ]
+        indexes = [
+            models.Index(fields=["player", "-created_at"]),
+            models.Index(fields=["status", "resolved_at"]),
+            models.Index(fields=["status", "decision_deadline"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"round {self.id} ({self.status})"
+
+
+class WebhookDelivery(models.Model):
+    """A `round.settled` event for a partner, POSTed until the partner answers 2xx."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)  # the event id
+    partner = models.ForeignKey("accounts.Partner", on_delete=models.PROTECT, related_name="webhook_deliveries")
+    round = models.OneToOneField(Round, on_delete=models.PROTECT, related_name="webhook")
+    event_type = models.CharField(max_length=32, default="round.settled")
+    payload = models.JSONField()
+    attempts = models.PositiveIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(db_index=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "webhook deliveries"
+
+    def __str__(self) -> str:
+        return f"{self.event_type} {self.id} to {self.partner}"
+
+
+class WebhookAttempt(models.Model):
+    delivery = models.ForeignKey(WebhookDelivery, on_delete=models.CASCADE, related_name="attempt_log")
+    attempted_at = models.DateTimeField(auto_now_add=True)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    error = models.CharField(max_length=300, blank=True)
+    duration_ms = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["attempted_at"]
+
+    def __str__(self) -> str:
+        return f"{self.attempted_at:%H:%M:%S} {self.status_code or self.error}"

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from casino.models import Table
-from casino.odds import casino_war_odds
+from casino.engine import card, shoe
+from casino.models import Round, RoundStatus, SeedPair, Table
+from casino.odds import casino_war_odds, decision_values
 
 
 def table_list_open():
@@ -13,3 +14,115 @@ def table_list_open():
 def table_house_edge(*, table: Table) -> dict[str, float]:
     """The exact house edges of the table's rules, from the odds module."""
     return casino_war_odds(table.decks, table.tie_pays, table.tie_after_tie_bonus).as_json()
+
+
+def table_representation(table: Table) -> dict:
+    return {
+        "id": str(table.pk),
+        "name": table.name,
+        "currency": table.currency,
+        "min_bet": table.min_bet,
+        "max_bet": table.max_bet,
+        "bet_step": table.bet_step,
+        "max_tie_bet": table.max_tie_bet,
+        "rules": {
+            "decks": table.decks,
+            "burn": table.burn,
+            "tie_pays": table.tie_pays,
+            "tie_after_tie_bonus": table.tie_after_tie_bonus,
+            "shuffle": table.shuffle,
+            "decision_timeout_s": table.decision_timeout_s,
+        },
+        "house_edge": table_house_edge(table=table),
+    }
+
+
+def round_list_for_player(*, player):
+    return Round.objects.filter(player=player).select_related("seed_pair").order_by("-created_at", "-id")
+
+
+def round_get_for_player(*, player, round_id) -> Round | None:
+    import uuid
+
+    try:
+        pk = uuid.UUID(str(round_id))
+    except ValueError:
+        return None
+    return Round.objects.filter(pk=pk, player=player).select_related("seed_pair").first()
+
+
+def round_decision_values(round_: Round) -> dict[str, float] | None:
+    """What going to war and surrendering are worth (expected net per unit of the main bet),
+    given the cards the player has seen in this shoe."""
+    if round_.status != RoundStatus.AWAITING_DECISION:
+        return None
+    unseen: dict[int, int] = {}
+    for c in shoe(round_.rules["decks"]):
+        unseen[c.rank] = unseen.get(c.rank, 0) + 1
+    seen = [round_.player_card, round_.dealer_card]
+    if round_.rules.get("shuffle") == "persistent":
+        earlier = Round.objects.filter(
+            player=round_.player_id, table=round_.table_id, seed_pair=round_.seed_pair_id, shoe_nonce=round_.shoe_nonce,
+            shoe_position__lt=round_.shoe_position,
+        ).values_list("player_card", "dealer_card", "war_player_card", "war_dealer_card")  # fmt: skip
+        seen += [code for row in earlier for code in row if code]
+    for code in seen:
+        unseen[card(code).rank] -= 1
+    values = decision_values(unseen, tie_after_tie_bonus=round_.rules.get("tie_after_tie_bonus", False))
+    return {"war": float(values["war"]), "surrender": float(values["surrender"])}
+
+
+def round_representation(round_: Round) -> dict:
+    """A round as the public contract shows it (API.md), plus a few documented extras."""
+    resolved = round_.status != RoundStatus.AWAITING_DECISION
+    war = None
+    if round_.war_player_card:
+        war = {"player_card": round_.war_player_card, "dealer_card": round_.war_dealer_card}
+    return {
+        "id": str(round_.id),
+        "table": str(round_.table_id),
+        "status": round_.status,
+        "currency": round_.currency,
+        "main_bet": round_.main_bet,
+        "tie_bet": round_.tie_bet,
+        "raise": round_.raise_bet,
+        "player_card": round_.player_card,
+        "dealer_card": round_.dealer_card,
+        "decision": round_.decision or None,
+        "war": war,
+        "outcome": round_.outcome or None,
+        "net": round_.net if resolved else None,
+        "payout": round_.payout if resolved else None,
+        "nets": round_.nets if resolved else None,
+        "decision_deadline": _time(round_.decision_deadline) if not resolved else None,
+        "decision_values": round_decision_values(round_),
+        "fairness": {
+            "server_seed_hash": round_.seed_pair.server_seed_hash,
+            "client_seed": round_.seed_pair.client_seed,
+            "nonce": round_.nonce,
+        },
+        "created_at": _time(round_.created_at),
+        "resolved_at": _time(round_.resolved_at),
+        "settled_at": _time(round_.settled_at),
+    }
+
+
+def _time(value) -> str | None:
+    return value.isoformat().replace("+00:00", "Z") if value else None
+
+
+def fairness_representation(*, player, active: SeedPair) -> dict:
+    previous = SeedPair.objects.filter(player=player, active=False).order_by("-revealed_at", "-id").first()
+    return {
+        "server_seed_hash": active.server_seed_hash,
+        "client_seed": active.client_seed,
+        "nonce": active.next_nonce,
+        "previous": None
+        if previous is None
+        else {
+            "server_seed": previous.server_seed,
+            "server_seed_hash": previous.server_seed_hash,
+            "client_seed": previous.client_seed,
+            "last_nonce": previous.next_nonce - 1 if previous.next_nonce else None,
+        },
+    }

@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "core",
     "accounts",
     "ledger",
     "casino",
@@ -133,6 +134,11 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "core.problems.problem_exception_handler",
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("THROTTLE_ANON", "120/min"),
+        "user": os.environ.get("THROTTLE_PLAYER", "1200/min"),
+        "partner": os.environ.get("THROTTLE_PARTNER", "12000/min"),
+    },
 }
 
 SPECTACULAR_SETTINGS = {
@@ -140,6 +146,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Provably fair Casino War for players and partner casinos.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "ENUM_NAME_OVERRIDES": {"DecisionActionEnum": ["war", "surrender"]},
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 # Redis: the Celery broker and the cache. Without it, settlement runs in-process.
@@ -161,7 +169,16 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 300}
 CELERY_TIMEZONE = "UTC"
+# Publishing must not hang a request while Redis is down: fail fast, the sweepers catch up.
+CELERY_TASK_PUBLISH_RETRY = False
+CELERY_BROKER_CONNECTION_TIMEOUT = 1
+CELERY_BROKER_TRANSPORT_OPTIONS["socket_connect_timeout"] = 1
+CELERY_BROKER_TRANSPORT_OPTIONS["socket_timeout"] = 2
 CELERY_BEAT_SCHEDULE = {
+    "settle-overdue-rounds": {"task": "casino.settle_overdue", "schedule": 2.0},
+    "decide-timed-out-rounds": {"task": "casino.decide_timed_out", "schedule": 2.0},
+    "deliver-due-webhooks": {"task": "casino.deliver_due_webhooks", "schedule": 10.0},
+    "purge-idempotency-records": {"task": "core.purge_idempotency_records", "schedule": crontab(minute=17)},
     "ledger-seal": {"task": "ledger.tasks.ledger_seal_task", "schedule": 5.0},
     "ledger-verify-nightly": {
         "task": "ledger.tasks.ledger_verify_task",

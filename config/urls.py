@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from casino.views import lobby
@@ -12,6 +12,7 @@ urlpatterns = [
     path("", lobby, name="lobby"),
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("api/v1/", include("casino.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]

@@ -60,3 +60,72 @@ class IdempotencyConflict(BusinessRuleRefused):
 class CurrencyMismatch(InvalidInput):
     code = "currency_mismatch"
     title = "The currencies of this operation do not match."
+
+
+# --- The public contract's codes (API.md) ---------------------------------------------------------
+
+
+class UnknownTable(InvalidInput):
+    code = "unknown_table"
+    title = "There is no such table."
+
+
+class BetOutOfLimits(BusinessRuleRefused):
+    code = "bet_out_of_limits"
+    title = "The bet is outside the table's limits or off its bet step."
+
+
+class TableClosed(BusinessRuleRefused):
+    code = "table_closed"
+    title = "The table is closed."
+
+
+class LimitExceeded(BusinessRuleRefused):
+    code = "limit_exceeded"
+    title = "This would exceed one of the player's limits."
+
+
+class SelfExcluded(BusinessRuleRefused):
+    code = "self_excluded"
+    title = "The player is excluded from play."
+
+
+class WalletCurrencyMismatch(BusinessRuleRefused):
+    code = "currency_mismatch"
+    title = "The table's currency is not the wallet's currency."
+
+
+class RoundNotAwaitingDecision(StateConflict):
+    code = "round_not_awaiting_decision"
+    title = "The round is not waiting for a decision."
+
+
+class RoundAwaitingDecision(StateConflict):
+    code = "round_awaiting_decision"
+    title = "A round is waiting for a decision."
+
+
+class IdempotencyKeyRequired(InvalidInput):
+    code = "idempotency_key_required"
+    title = "This request needs an Idempotency-Key header."
+
+
+class IdempotencyKeyInvalid(InvalidInput):
+    code = "idempotency_key_invalid"
+    title = "The Idempotency-Key must be 1 to 255 printable ASCII characters."
+
+
+class IdempotencyInFlight(StateConflict):
+    code = "idempotency_in_flight"
+    title = "A request with this Idempotency-Key is still being processed."
+
+
+class SignatureInvalid(ServiceError):
+    code = "signature_invalid"
+    status = 401
+    title = "The request signature is missing, wrong, stale or replayed."
+
+
+class UsernameTaken(InvalidInput):
+    code = "username_taken"
+    title = "This username is taken."

@@ -1,0 +1,130 @@
+"""Partner casinos: signed requests (with replay protection), their players, their transfers."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import time
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.models import Partner, PartnerNonce, Player, Transfer
+from core.audit import audit_record
+from core.errors import InvalidAmount, InvalidInput, NotFound, SignatureInvalid, WalletCurrencyMismatch
+from ledger.models import ActorType, EntryKind
+from ledger.services import Actor, Line, ledger_post, partner_account_open, player_accounts_open
+
+CLOCK_SKEW_S = 300
+NONCE_PATTERN = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+EXTERNAL_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.:@-]{1,128}$")
+CURRENCY_PATTERN = re.compile(r"^[A-Z]{3}$")
+
+
+def request_signature(*, secret: str, timestamp: str, nonce: str, method: str, path: str, body: bytes) -> str:
+    message = f"{timestamp}.{nonce}.{method}.{path}.".encode() + body
+    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
+
+
+def partner_authenticate(
+    *, key_id: str | None, timestamp: str | None, nonce: str | None, signature: str | None,
+    method: str, path: str, body: bytes,
+) -> Partner:  # fmt: skip
+    """The partner that signed this request, or `signature_invalid` (401) for an unknown key, a
+    wrong signature, a timestamp more than 300 s off, or a nonce this key already used."""
+    if not (key_id and timestamp and nonce and signature):
+        raise SignatureInvalid("X-Partner-Key, X-Timestamp, X-Nonce and X-Signature are all required")
+    if not NONCE_PATTERN.match(nonce):
+        raise SignatureInvalid("X-Nonce is 8 to 64 characters of [A-Za-z0-9_-]")
+    try:
+        sent_at = int(timestamp)
+    except ValueError:
+        raise SignatureInvalid("X-Timestamp is a Unix time in seconds") from None
+    if abs(time.time() - sent_at) > CLOCK_SKEW_S:
+        raise SignatureInvalid("X-Timestamp is more than 300 seconds away from the server's clock")
+    partner = Partner.objects.filter(key_id=key_id, is_active=True).first()
+    expected = request_signature(
+        secret=partner.secret if partner else "no-such-partner", timestamp=timestamp, nonce=nonce,
+        method=method, path=path, body=body,
+    )  # fmt: skip
+    if not hmac.compare_digest(expected, signature.lower()) or partner is None:
+        raise SignatureInvalid("the signature does not match")
+    try:
+        with transaction.atomic():
+            PartnerNonce.objects.create(partner=partner, nonce=nonce)
+    except IntegrityError:
+        raise SignatureInvalid("this nonce was already used") from None
+    return partner
+
+
+def partner_nonces_purge() -> int:
+    """Nonces older than twice the clock window can never be replayed: their timestamps are stale."""
+    cutoff = timezone.now() - timedelta(seconds=2 * CLOCK_SKEW_S + 60)
+    deleted, _ = PartnerNonce.objects.filter(created_at__lt=cutoff).delete()
+    return deleted
+
+
+def partner_player_get(*, partner: Partner, external_id: str) -> Player:
+    player = Player.objects.select_related("user").filter(partner=partner, external_id=external_id).first()
+    if player is None:
+        raise NotFound("no such player")
+    return player
+
+
+def partner_player_upsert(*, partner: Partner, external_id: str, currency: object) -> tuple[Player, bool]:
+    """Create the partner's player if new; return it either way (and whether it was created)."""
+    from accounts.services import player_create
+
+    if not EXTERNAL_ID_PATTERN.match(external_id or ""):
+        raise InvalidInput("external_id is 1 to 128 characters of [A-Za-z0-9_.:@-]")
+    existing = Player.objects.filter(partner=partner, external_id=external_id).first()
+    if existing is not None:
+        if currency is not None and currency != existing.currency:
+            raise WalletCurrencyMismatch(f"the player's wallet is in {existing.currency}")
+        return existing, False
+    if not isinstance(currency, str) or not CURRENCY_PATTERN.match(currency):
+        raise InvalidInput("currency is an ISO 4217 code such as EUR")
+    try:
+        with transaction.atomic():
+            player = player_create(
+                username=f"p{partner.pk}:{external_id}"[:150], password=None, currency=currency,
+                partner=partner, external_id=external_id,
+            )  # fmt: skip
+            audit_record(actor_type=ActorType.PARTNER, actor_id=partner.pk, action="player.created",
+                         obj_type="player", obj_id=player.pk, external_id=external_id)  # fmt: skip
+    except IntegrityError:  # created concurrently by the partner's other request
+        return Player.objects.get(partner=partner, external_id=external_id), False
+    return player, True
+
+
+def partner_transfer(
+    *, partner: Partner, player: Player, direction: object, amount: object, reference: object
+) -> Transfer:
+    """Move money between the partner's settlement account and the player's wallet."""
+    if direction not in (Transfer.IN, Transfer.OUT):
+        raise InvalidInput('direction is "in" or "out"')
+    if type(amount) is not int or amount <= 0:
+        raise InvalidAmount()
+    if not isinstance(reference, str) or not 1 <= len(reference) <= 128:
+        raise InvalidInput("reference is 1 to 128 characters")
+    with transaction.atomic():
+        wallet, _ = player_accounts_open(player=player)
+        clearing = partner_account_open(partner=partner, currency=player.currency)
+        transfer = Transfer(partner=partner, player=player, direction=direction, amount=amount,
+                            currency=player.currency, reference=reference)  # fmt: skip
+        sign = 1 if direction == Transfer.IN else -1
+        transfer.entry = ledger_post(
+            idempotency_key=f"transfer:{transfer.id}",
+            kind=EntryKind.TRANSFER_IN if direction == Transfer.IN else EntryKind.TRANSFER_OUT,
+            lines=[Line(clearing, -sign * amount), Line(wallet, sign * amount)],
+            actor=Actor(ActorType.PARTNER, str(partner.pk)),
+            reason=f"partner reference {reference}",
+            reference_type="transfer",
+            reference_id=str(transfer.id),
+        )
+        transfer.save(force_insert=True)
+        audit_record(actor_type=ActorType.PARTNER, actor_id=partner.pk, action=f"transfer.{direction}",
+                     obj_type="transfer", obj_id=transfer.id, amount=amount, reference=reference)  # fmt: skip
+    return transfer

@@ -1,0 +1,185 @@
+"""Shapes of the API, for the OpenAPI schema. Views validate input in services (an amount must be
+a JSON integer: DRF's IntegerField would accept "10"), and build output with the selectors'
+representation functions; these serializers describe exactly those shapes."""
+
+from rest_framework import serializers
+
+
+class ProblemSerializer(serializers.Serializer):
+    type = serializers.CharField()
+    title = serializers.CharField()
+    status = serializers.IntegerField()
+    detail = serializers.CharField()
+    code = serializers.CharField(help_text="Machine code, e.g. insufficient_funds; never changes.")
+
+
+class TableRulesSerializer(serializers.Serializer):
+    decks = serializers.IntegerField()
+    burn = serializers.IntegerField()
+    tie_pays = serializers.IntegerField()
+    tie_after_tie_bonus = serializers.BooleanField()
+    shuffle = serializers.ChoiceField(choices=["fresh", "persistent"])
+    decision_timeout_s = serializers.IntegerField()
+
+
+class HouseEdgeSerializer(serializers.Serializer):
+    war = serializers.FloatField(help_text="Always going to war, per unit of the main bet (0.0287713 = 2.877 %).")
+    surrender = serializers.FloatField()
+    tie_bet = serializers.FloatField()
+
+
+class TableSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    name = serializers.CharField()
+    currency = serializers.CharField()
+    min_bet = serializers.IntegerField()
+    max_bet = serializers.IntegerField()
+    bet_step = serializers.IntegerField()
+    max_tie_bet = serializers.IntegerField()
+    rules = TableRulesSerializer()
+    house_edge = HouseEdgeSerializer()
+
+
+class WalletSerializer(serializers.Serializer):
+    currency = serializers.CharField()
+    balance = serializers.IntegerField(help_text="What the player can bet now, in minor units.")
+    in_play = serializers.IntegerField(help_text="Staked on rounds not settled yet.")
+
+
+class WalletLineSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    kind = serializers.CharField()
+    amount = serializers.IntegerField(help_text="Signed: negative leaves the wallet.")
+    balance_after = serializers.IntegerField()
+    round = serializers.CharField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+class WarCardsSerializer(serializers.Serializer):
+    player_card = serializers.CharField()
+    dealer_card = serializers.CharField()
+
+
+class RoundFairnessSerializer(serializers.Serializer):
+    server_seed_hash = serializers.CharField()
+    client_seed = serializers.CharField()
+    nonce = serializers.IntegerField()
+
+
+class NetsSerializer(serializers.Serializer):
+    main = serializers.IntegerField()
+    raise_ = serializers.IntegerField()
+    tie = serializers.IntegerField()
+    bonus = serializers.IntegerField()
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["raise"] = fields.pop("raise_")
+        return fields
+
+
+class DecisionValuesSerializer(serializers.Serializer):
+    war = serializers.FloatField(help_text="Expected net of going to war, per unit of the main bet.")
+    surrender = serializers.FloatField()
+
+
+class RoundSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    table = serializers.CharField()
+    status = serializers.ChoiceField(choices=["awaiting_decision", "resolved", "settled"])
+    currency = serializers.CharField()
+    main_bet = serializers.IntegerField()
+    tie_bet = serializers.IntegerField()
+    raise_ = serializers.IntegerField()
+    player_card = serializers.CharField()
+    dealer_card = serializers.CharField()
+    decision = serializers.ChoiceField(choices=["war", "surrender"], allow_null=True)
+    war = WarCardsSerializer(allow_null=True)
+    outcome = serializers.ChoiceField(
+        choices=["win", "lose", "surrender", "war_win", "war_lose", "war_tie"], allow_null=True
+    )
+    net = serializers.IntegerField(allow_null=True)
+    payout = serializers.IntegerField(allow_null=True)
+    nets = NetsSerializer(allow_null=True)
+    decision_deadline = serializers.DateTimeField(allow_null=True)
+    decision_values = DecisionValuesSerializer(allow_null=True)
+    fairness = RoundFairnessSerializer()
+    created_at = serializers.DateTimeField()
+    resolved_at = serializers.DateTimeField(allow_null=True)
+    settled_at = serializers.DateTimeField(allow_null=True)
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["raise"] = fields.pop("raise_")
+        return fields
+
+
+class RoundCreateSerializer(serializers.Serializer):
+    table = serializers.CharField()
+    main_bet = serializers.IntegerField(min_value=1)
+    tie_bet = serializers.IntegerField(min_value=0, required=False, default=0)
+
+
+class DecisionSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=["war", "surrender"])
+
+
+class PreviousSeedSerializer(serializers.Serializer):
+    server_seed = serializers.CharField()
+    server_seed_hash = serializers.CharField()
+    client_seed = serializers.CharField()
+    last_nonce = serializers.IntegerField(allow_null=True)
+
+
+class FairnessSerializer(serializers.Serializer):
+    server_seed_hash = serializers.CharField()
+    client_seed = serializers.CharField()
+    nonce = serializers.IntegerField(help_text="The nonce of the next round.")
+    previous = PreviousSeedSerializer(allow_null=True)
+
+
+class RotateSerializer(serializers.Serializer):
+    client_seed = serializers.CharField(required=False, max_length=64)
+
+
+class SignupSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    password = serializers.CharField(write_only=True)
+    email = serializers.EmailField(required=False)
+
+
+class PlayerSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    username = serializers.CharField()
+    email = serializers.CharField()
+    currency = serializers.CharField()
+    external_id = serializers.CharField(allow_null=True)
+
+
+class TokenRequestSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    password = serializers.CharField()
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField()
+
+
+class PartnerPlayerSerializer(serializers.Serializer):
+    currency = serializers.CharField(help_text="ISO 4217 code of the new player's wallet.")
+
+
+class TransferCreateSerializer(serializers.Serializer):
+    direction = serializers.ChoiceField(choices=["in", "out"])
+    amount = serializers.IntegerField(min_value=1)
+    reference = serializers.CharField(max_length=128)
+
+
+class TransferSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    direction = serializers.ChoiceField(choices=["in", "out"])
+    amount = serializers.IntegerField()
+    currency = serializers.CharField()
+    reference = serializers.CharField()
+    balance = serializers.IntegerField(help_text="The wallet's balance after the transfer.")
+    created_at = serializers.DateTimeField()

@@ -1,0 +1,1 @@
+"""Writes of the casino app: seeds, rounds, settlement and partner webhooks."""

@@ -1,0 +1,79 @@
+"""Provably fair seed pairs: created from `secrets`, hash shown first, seed revealed on rotation."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.db import transaction
+from django.utils import timezone
+
+from casino.engine import server_seed_hash
+from casino.models import RoundStatus, SeedPair
+from casino.services.callers import Caller
+from core.audit import audit_record
+from core.errors import InvalidInput, RoundAwaitingDecision
+
+CLIENT_SEED_MAX = 64
+
+
+def client_seed_validate(client_seed: object) -> str:
+    if not isinstance(client_seed, str) or not 1 <= len(client_seed) <= CLIENT_SEED_MAX:
+        raise InvalidInput(f"the client seed is 1 to {CLIENT_SEED_MAX} characters")
+    if not client_seed.isprintable():
+        raise InvalidInput("the client seed is printable text")
+    return client_seed
+
+
+def seed_pair_create(*, player, client_seed: str | None = None) -> SeedPair:
+    server_seed = secrets.token_hex(32)
+    return SeedPair.objects.create(
+        player=player,
+        server_seed=server_seed,
+        server_seed_hash=server_seed_hash(server_seed),
+        client_seed=client_seed or secrets.token_hex(8),
+    )
+
+
+def seed_pair_active(*, player, lock: bool = False) -> SeedPair:
+    """The player's current seed pair (made on first use); `lock` takes its row lock, which
+    serialises the player's rounds so that every round gets its own nonce."""
+    queryset = SeedPair.objects.filter(player=player, active=True)
+    if lock:
+        queryset = queryset.select_for_update()
+    pair = queryset.first()
+    if pair is None:
+        with transaction.atomic():
+            # The partial unique index allows one active pair: a concurrent creator waits on it.
+            SeedPair.objects.bulk_create(
+                [
+                    SeedPair(
+                        player=player,
+                        server_seed=(seed := secrets.token_hex(32)),
+                        server_seed_hash=server_seed_hash(seed),
+                        client_seed=secrets.token_hex(8),
+                    )
+                ],
+                ignore_conflicts=True,
+            )
+        pair = queryset.get()
+    return pair
+
+
+def seed_pair_rotate(*, player, client_seed: str | None, caller: Caller) -> SeedPair:
+    """Reveal the current server seed and start a new pair (nonce 0). Refused while a round of
+    the player waits for a decision: its war cards still come from the current seed."""
+    if client_seed is not None:
+        client_seed = client_seed_validate(client_seed)
+    with transaction.atomic():
+        current = seed_pair_active(player=player, lock=True)
+        if current.rounds.filter(status=RoundStatus.AWAITING_DECISION).exists():
+            raise RoundAwaitingDecision("finish the round waiting for a decision before rotating the seed")
+        current.active = False
+        current.revealed_at = timezone.now()
+        current.save(update_fields=["active", "revealed_at"])
+        new = seed_pair_create(player=player, client_seed=client_seed or current.client_seed)
+        audit_record(
+            actor_type=caller.type, actor_id=caller.id, action="seed.rotated", obj_type="player", obj_id=player.pk,
+            revealed_hash=current.server_seed_hash, new_hash=new.server_seed_hash,
+        )  # fmt: skip
+    return new

@@ -1,0 +1,302 @@
+"""Placing a round and deciding it: each one database transaction.
+
+A round's cards come from the player's provably fair stream for its nonce (a fresh shoe), or
+from the player's persistent shoe at the table; a decision replays the same cards, so nothing
+but the round row has to be kept between the deal and the decision.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from casino.engine import (
+    Action,
+    BetOffTableError,
+    CasinoWarRules,
+    FreshShoe,
+    HmacStream,
+    Phase,
+    RoundState,
+    ShuffleMode,
+    StackedShoe,
+    decide,
+    place_bets,
+    shoe,
+    shuffle,
+)
+from casino.models import Round, RoundStatus, SeedPair, ShoeState, Table
+from casino.services.callers import Caller
+from casino.services.fairness import seed_pair_active
+from casino.services.settlement import settlement_enqueue
+from core.audit import audit_record
+from core.errors import (
+    BetOutOfLimits,
+    InsufficientFunds,
+    InvalidAmount,
+    InvalidInput,
+    NotFound,
+    RoundNotAwaitingDecision,
+    TableClosed,
+    UnknownTable,
+    WalletCurrencyMismatch,
+)
+from ledger.models import EntryKind
+from ledger.services import Line, ledger_post, player_accounts_open
+
+logger = logging.getLogger(__name__)
+
+
+def _amount(value: object, *, name: str, allow_zero: bool) -> int:
+    if type(value) is not int or value < 0 or (value == 0 and not allow_zero):
+        raise InvalidAmount(f"{name} must be a {'non-negative' if allow_zero else 'positive'} integer of minor units")
+    return value
+
+
+def _rules_snapshot(table: Table) -> dict:
+    return {
+        "decks": table.decks,
+        "burn": table.burn,
+        "tie_pays": table.tie_pays,
+        "tie_after_tie_bonus": table.tie_after_tie_bonus,
+        "shuffle": table.shuffle,
+        "penetration": table.penetration,
+        "house_rule": table.house_rule,
+    }
+
+
+def _rules(round_: Round) -> CasinoWarRules:
+    return CasinoWarRules(**round_.rules)
+
+
+def _shuffled_shoe(pair: SeedPair, decks: int, nonce: int):
+    return shuffle(shoe(decks), HmacStream(pair.server_seed, pair.client_seed, nonce))
+
+
+def _cards_of(round_: Round):
+    """The round's card source, from its first card: replayable at any time."""
+    rules = _rules(round_)
+    pair = round_.seed_pair
+    if rules.shuffle is ShuffleMode.FRESH:
+        return FreshShoe(rules.decks, HmacStream(pair.server_seed, pair.client_seed, round_.nonce))
+    return StackedShoe(_shuffled_shoe(pair, rules.decks, round_.shoe_nonce)[round_.shoe_position :])
+
+
+def _persistent_position(*, player, table: Table, pair: SeedPair, nonce: int, rules: CasinoWarRules) -> ShoeState:
+    """The player's shoe at this table, reshuffled (from this round's nonce) when the cut card is
+    out, the seed pair changed, or the shoe could not finish a war."""
+    state = ShoeState.objects.select_for_update().filter(player=player, table=table).first()
+    size = 52 * rules.decks
+    needed = 4 + rules.burn
+    if state is None or state.seed_pair_id != pair.pk or state.position >= state.cut or state.position + needed > size:
+        cut = size * rules.penetration // 100
+        if state is None:
+            state = ShoeState(player=player, table=table)
+        state.seed_pair = pair
+        state.shuffle_nonce = nonce
+        state.position = 0
+        state.cut = cut
+        state.save()
+    return state
+
+
+def round_place(*, player, table_id: object, main_bet: object, tie_bet: object = 0, caller: Caller) -> Round:
+    main = _amount(main_bet, name="main_bet", allow_zero=False)
+    tie = _amount(tie_bet if tie_bet is not None else 0, name="tie_bet", allow_zero=True)
+    try:
+        table_pk = int(table_id)
+    except (TypeError, ValueError):
+        raise UnknownTable(f"there is no table {table_id!r}") from None
+    with transaction.atomic():
+        table = Table.objects.filter(pk=table_pk).first()
+        if table is None:
+            raise UnknownTable(f"there is no table {table_id!r}")
+        if not table.is_open:
+            raise TableClosed(f"{table.name} is closed")
+        if table.currency != player.currency:
+            raise WalletCurrencyMismatch(f"{table.name} plays in {table.currency}, the wallet holds {player.currency}")
+        try:
+            table.limits.check(main=main, tie=tie)
+        except BetOffTableError as exc:
+            raise BetOutOfLimits(str(exc)) from None
+        rules = table.rules
+
+        pair = seed_pair_active(player=player, lock=True)  # serialises this player's rounds
+        nonce = pair.next_nonce
+        SeedPair.objects.filter(pk=pair.pk).update(next_nonce=F("next_nonce") + 1)
+
+        round_id = uuid.uuid4()
+        wallet, in_play = player_accounts_open(player=player)
+        ledger_post(
+            idempotency_key=f"round:{round_id}:stake",
+            kind=EntryKind.STAKE,
+            lines=[Line(wallet, -(main + tie)), Line(in_play, main + tie)],
+            actor=caller.actor,
+            reason="main and tie bets" if tie else "main bet",
+            reference_type="round",
+            reference_id=str(round_id),
+        )
+
+        if rules.shuffle is ShuffleMode.FRESH:
+            shoe_nonce, position = nonce, 0
+            cards = FreshShoe(rules.decks, HmacStream(pair.server_seed, pair.client_seed, nonce))
+        else:
+            shoe_state = _persistent_position(player=player, table=table, pair=pair, nonce=nonce, rules=rules)
+            shoe_nonce, position = shoe_state.shuffle_nonce, shoe_state.position
+            cards = StackedShoe(_shuffled_shoe(pair, rules.decks, shoe_nonce)[position:])
+        state = place_bets(rules=rules, main=main, tie=tie, cards=cards)
+        if rules.shuffle is ShuffleMode.PERSISTENT:
+            # A tie reserves the burned and war cards now, so the next round starts after them.
+            used = 2 if state.phase is Phase.RESOLVED else 4 + rules.burn
+            ShoeState.objects.filter(pk=shoe_state.pk).update(position=F("position") + used)
+
+        now = timezone.now()
+        round_ = Round(
+            id=round_id,
+            player=player,
+            table=table,
+            currency=table.currency,
+            rules=_rules_snapshot(table),
+            main_bet=main,
+            tie_bet=tie,
+            player_card=state.player_card.code,
+            dealer_card=state.dealer_card.code,
+            seed_pair=pair,
+            nonce=nonce,
+            shoe_nonce=shoe_nonce,
+            shoe_position=position,
+            placed_by_type=caller.type,
+            placed_by_id=caller.id,
+        )
+        if state.phase is Phase.RESOLVED:
+            _apply_resolution(round_, state, now)
+        else:
+            round_.status = RoundStatus.AWAITING_DECISION
+            round_.decision_deadline = now + timedelta(seconds=table.decision_timeout_s)
+            round_.nets = state.nets.as_dict()
+        round_.save(force_insert=True)
+        audit_record(
+            actor_type=caller.type, actor_id=caller.id, action="round.placed", obj_type="round", obj_id=round_id,
+            main_bet=main, tie_bet=tie, nonce=nonce, status=round_.status,
+        )  # fmt: skip
+        if round_.status == RoundStatus.RESOLVED:
+            transaction.on_commit(lambda: settlement_enqueue(round_id))
+    return round_
+
+
+def _apply_resolution(round_: Round, state: RoundState, now) -> None:
+    round_.status = RoundStatus.RESOLVED
+    round_.outcome = state.outcome.value
+    round_.nets = state.nets.as_dict()
+    round_.net = state.nets.total
+    round_.payout = state.payout
+    round_.raise_bet = state.raise_bet
+    round_.resolved_at = now
+    if state.decision is not None:
+        round_.decision = state.decision.value
+        round_.burned = " ".join(c.code for c in state.burned)
+        if state.player_war_card is not None:
+            round_.war_player_card = state.player_war_card.code
+            round_.war_dealer_card = state.dealer_war_card.code
+
+
+def _resolve_decision(round_: Round, action: Action, caller: Caller, *, timed_out: bool) -> Round:
+    rules = _rules(round_)
+    cards = _cards_of(round_)
+    state = place_bets(rules=rules, main=round_.main_bet, tie=round_.tie_bet, cards=cards)
+    if state.phase is not Phase.AWAITING_DECISION or state.player_card.code != round_.player_card:
+        raise RuntimeError(f"round {round_.id} does not replay to its dealt cards")
+    if action is Action.WAR:
+        wallet, in_play = player_accounts_open(player=round_.player)
+        ledger_post(
+            idempotency_key=f"round:{round_.id}:raise",
+            kind=EntryKind.STAKE,
+            lines=[Line(wallet, -round_.main_bet), Line(in_play, round_.main_bet)],
+            actor=caller.actor,
+            reason="raise to go to war",
+            reference_type="round",
+            reference_id=str(round_.id),
+        )
+    state = decide(state, action, cards)
+    now = timezone.now()
+    _apply_resolution(round_, state, now)
+    round_.decided_by_type = caller.type
+    round_.decided_by_id = caller.id
+    round_.decided_at = now
+    round_.decision_timed_out = timed_out
+    round_.save()
+    audit_record(
+        actor_type=caller.type, actor_id=caller.id, action="round.decided", obj_type="round", obj_id=round_.id,
+        decision=action.value, timed_out=timed_out, outcome=round_.outcome,
+    )  # fmt: skip
+    round_id = round_.id
+    transaction.on_commit(lambda: settlement_enqueue(round_id))
+    return round_
+
+
+def _parse_action(action: object) -> Action:
+    try:
+        return Action(action)
+    except ValueError:
+        raise InvalidInput('the action is "war" or "surrender"') from None
+
+
+def round_decide(*, player, round_id: object, action: object, caller: Caller) -> Round:
+    """Go to war (staking the raise) or surrender, on a round waiting for a decision."""
+    action = _parse_action(action)
+    with transaction.atomic():
+        round_ = (
+            Round.objects.select_for_update(of=("self",))
+            .select_related("seed_pair", "player")
+            .filter(pk=_uuid_or_404(round_id), player=player)
+            .first()
+        )
+        if round_ is None:
+            raise NotFound("no such round")
+        if round_.status != RoundStatus.AWAITING_DECISION:
+            raise RoundNotAwaitingDecision(f"the round is {round_.status}")
+        return _resolve_decision(round_, action, caller, timed_out=False)
+
+
+def _uuid_or_404(value: object) -> uuid.UUID:
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        raise NotFound("no such round") from None
+
+
+def rounds_decide_timed_out(*, limit: int = 500) -> int:
+    """Take the table's house rule for every round whose decision is overdue (go to war, or
+    surrender when the wallet cannot cover the raise), logged as taken by the system."""
+    caller = Caller.system("decision_timeout")
+    due = list(
+        Round.objects.filter(status=RoundStatus.AWAITING_DECISION, decision_deadline__lte=timezone.now())
+        .order_by("decision_deadline")
+        .values_list("id", flat=True)[:limit]
+    )
+    decided = 0
+    for round_id in due:
+        with transaction.atomic():
+            round_ = (
+                Round.objects.select_for_update(skip_locked=True, of=("self",))
+                .select_related("seed_pair", "player")
+                .filter(pk=round_id, status=RoundStatus.AWAITING_DECISION)
+                .first()
+            )
+            if round_ is None:
+                continue  # decided meanwhile, or being decided right now
+            action = Action(round_.rules.get("house_rule", Action.WAR))
+            try:
+                with transaction.atomic():
+                    _resolve_decision(round_, action, caller, timed_out=True)
+            except InsufficientFunds:
+                _resolve_decision(round_, Action.SURRENDER, caller, timed_out=True)
+            decided += 1
+    if decided:
+        logger.info("took the house rule for %d overdue decisions", decided)
+    return decided

@@ -1,0 +1,129 @@
+"""Signed `round.settled` webhooks to partner casinos, retried with backoff until a 2xx.
+
+Signature (API.md): X-Timestamp, X-Nonce = the event id, X-Signature =
+hex(HMAC-SHA256(secret, "{timestamp}.{nonce}.POST.{path of the webhook URL}.{body}")).
+A retry carries the same event id, so the partner can drop duplicates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import time
+import urllib.error
+import urllib.request
+from datetime import timedelta
+from urllib.parse import urlsplit
+
+from django.db import transaction
+from django.utils import timezone
+
+from casino.models import Round, WebhookAttempt, WebhookDelivery
+
+logger = logging.getLogger(__name__)
+LEASE_S = 60  # a delivery being attempted is not picked up again for this long
+MAX_BACKOFF_S = 3600
+TIMEOUT_S = 5
+
+
+def signature(*, secret: str, timestamp: str, nonce: str, method: str, path: str, body: bytes) -> str:
+    message = f"{timestamp}.{nonce}.{method}.{path}.".encode() + body
+    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
+
+
+def backoff_seconds(attempts: int) -> int:
+    return min(2 ** min(attempts, 20), MAX_BACKOFF_S)
+
+
+def webhook_create_for_round(round_: Round) -> WebhookDelivery | None:
+    """Inside the settlement transaction: record the event; delivery starts after commit."""
+    from casino.selectors import round_representation
+
+    partner = round_.player.partner
+    if partner is None or not partner.webhook_url:
+        return None
+    delivery = WebhookDelivery(partner=partner, round=round_, next_attempt_at=timezone.now())
+    delivery.payload = {"id": str(delivery.id), "type": "round.settled", "data": round_representation(round_)}
+    delivery.save(force_insert=True)
+    transaction.on_commit(lambda: webhook_enqueue(delivery.id))
+    return delivery
+
+
+def webhook_enqueue(delivery_id) -> None:
+    from casino.tasks import deliver_webhook_task
+
+    try:
+        deliver_webhook_task.delay(str(delivery_id))
+    except Exception:
+        logger.warning("could not queue webhook %s; the sweeper will deliver it", delivery_id, exc_info=True)
+
+
+def webhook_deliver(*, delivery_id) -> bool:
+    """One attempt. Returns True once the partner has acknowledged the event (now or before)."""
+    now = timezone.now()
+    with transaction.atomic():
+        delivery = (
+            WebhookDelivery.objects.select_for_update(skip_locked=True)
+            .select_related("partner")
+            .filter(pk=delivery_id)
+            .first()
+        )
+        if delivery is None:
+            return False
+        if delivery.delivered_at is not None:
+            return True
+        # Lease it: the HTTP call happens outside any transaction and no other worker takes it meanwhile.
+        delivery.next_attempt_at = now + timedelta(seconds=LEASE_S)
+        delivery.save(update_fields=["next_attempt_at"])
+
+    body = json.dumps(delivery.payload, separators=(",", ":"), sort_keys=True).encode()
+    url = delivery.partner.webhook_url
+    timestamp = str(int(time.time()))
+    nonce = str(delivery.id)
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "casino-war-webhooks/1",
+        "X-Timestamp": timestamp,
+        "X-Nonce": nonce,
+        "X-Signature": signature(
+            secret=delivery.partner.secret, timestamp=timestamp, nonce=nonce, method="POST",
+            path=urlsplit(url).path or "/", body=body,
+        ),
+    }  # fmt: skip
+    status_code, error = None, ""
+    started = time.perf_counter()
+    try:
+        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
+            status_code = response.status
+    except urllib.error.HTTPError as exc:
+        status_code = exc.code
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        error = f"{exc.__class__.__name__}: {exc}"[:300]
+    elapsed_ms = int((time.perf_counter() - started) * 1000)
+    delivered = status_code is not None and 200 <= status_code < 300
+
+    with transaction.atomic():
+        delivery = WebhookDelivery.objects.select_for_update().get(pk=delivery.pk)
+        WebhookAttempt.objects.create(delivery=delivery, status_code=status_code, error=error, duration_ms=elapsed_ms)
+        delivery.attempts += 1
+        delivery.last_status_code = status_code
+        delivery.last_error = error or ("" if delivered else f"HTTP {status_code}")
+        if delivered:
+            delivery.delivered_at = timezone.now()
+        else:
+            delivery.next_attempt_at = timezone.now() + timedelta(seconds=backoff_seconds(delivery.attempts))
+        delivery.save()
+    return delivered
+
+
+def webhooks_deliver_due(*, limit: int = 200) -> int:
+    """The sweeper: attempt every undelivered event whose next attempt is due."""
+    due = list(
+        WebhookDelivery.objects.filter(delivered_at__isnull=True, next_attempt_at__lte=timezone.now())
+        .order_by("next_attempt_at")
+        .values_list("id", flat=True)[:limit]
+    )
+    return sum(webhook_deliver(delivery_id=delivery_id) for delivery_id in due)

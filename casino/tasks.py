@@ -1,0 +1,33 @@
+"""Celery tasks: thin wrappers around services. `acks_late` (settings) plus idempotent services
+make a worker killed mid-task harmless: the message is delivered again and changes nothing twice."""
+
+from celery import shared_task
+
+from casino.services.rounds import rounds_decide_timed_out
+from casino.services.settlement import round_settle, rounds_settle_overdue
+from casino.services.webhooks import webhook_deliver, webhooks_deliver_due
+
+
+@shared_task(name="casino.settle_round", acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=5)
+def settle_round_task(round_id: str) -> bool:
+    return round_settle(round_id=round_id)
+
+
+@shared_task(name="casino.settle_overdue")
+def settle_overdue_task() -> int:
+    return rounds_settle_overdue()
+
+
+@shared_task(name="casino.decide_timed_out")
+def decide_timed_out_task() -> int:
+    return rounds_decide_timed_out()
+
+
+@shared_task(name="casino.deliver_webhook", acks_late=True)
+def deliver_webhook_task(delivery_id: str) -> bool:
+    return webhook_deliver(delivery_id=delivery_id)
+
+
+@shared_task(name="casino.deliver_due_webhooks")
+def deliver_due_webhooks_task() -> int:
+    return webhooks_deliver_due()

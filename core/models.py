@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+from django.db import models
+
+
+class AuditEvent(models.Model):
+    """Who did what to which object, and when: every change of money or state leaves one."""
+
+    actor_type = models.CharField(max_length=10)  # player, partner, operator, system
+    actor_id = models.CharField(max_length=64)
+    action = models.CharField(max_length=64, db_index=True)
+    object_type = models.CharField(max_length=32)
+    object_id = models.CharField(max_length=64)
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["object_type", "object_id"])]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.actor_type}:{self.actor_id} {self.action} {self.object_type}:{self.object_id}"
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to a POST with an Idempotency-Key, replayed to every retry of it."""
+
+    scope = models.CharField(max_length=80)  # the caller: "player:12" or "partner:3"
+    key = models.CharField(max_length=255)
+    request_hash = models.CharField(max_length=64)
+    in_flight = models.BooleanField(default=True)
+    response_status = models.PositiveSmallIntegerField(null=True)
+    response_body = models.JSONField(null=True)
+    response_content_type = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["scope", "key"], name="idempotency_unique_per_caller")]
+
+    def __str__(self) -> str:
+        return f"{self.scope} {self.key}"
