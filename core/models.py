@@ -19,7 +19,8 @@ class AuditEvent(models.Model):
         indexes = [models.Index(fields=["object_type", "object_id"])]
 
     def __str__(self) -> str:
-        return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.actor_type}:{self.actor_id} {self.action} {self.object_type}:{self.object_id}"
+        who = f"{self.actor_type}:{self.actor_id}"
+        return f"{self.created_at:%Y-%m-%d %H:%M:%S} {who} {self.action} {self.object_type}:{self.object_id}"
 
 
 class IdempotencyRecord(models.Model):
