@@ -107,3 +107,13 @@ def player_signup(*, username: object, password: object, email: object = "") -> 
         actor_type="player", actor_id=player.pk, action="player.signed_up", obj_type="player", obj_id=player.pk
     )
     return player
+
+
+def user_authenticate(*, request, username: object, password: object):
+    """The active user with these credentials, or None. Anything but two strings is invalid input."""
+    from django.contrib.auth import authenticate
+
+    if not isinstance(username, str) or not isinstance(password, str):
+        raise InvalidInput("username and password are strings")
+    user = authenticate(request, username=username, password=password)
+    return user if user is not None and user.is_active else None

@@ -15,3 +15,45 @@ def plain_static_files(settings):
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
+
+
+@pytest.fixture(autouse=True)
+def eager_celery():
+    """Tasks run in-process unless a test starts a real worker (tests/casino/test_celery_worker.py)."""
+    from config.celery import app
+
+    previous = app.conf.task_always_eager, app.conf.broker_url
+    app.conf.task_always_eager = True
+    yield app
+    app.conf.task_always_eager, app.conf.broker_url = previous
+
+
+@pytest.fixture(autouse=True)
+def generous_throttles(settings):
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"anon": "100000/min", "user": "100000/min", "partner": "100000/min"},
+    }
+
+
+@pytest.fixture
+def table(db):
+    from tests.factories import TableFactory
+
+    return TableFactory(name="Test EUR", min_bet=100, max_bet=100_000, bet_step=100, max_tie_bet=10_000)
+
+
+@pytest.fixture
+def player(db):
+    from tests.factories import make_player
+
+    return make_player(balance=100_000, username="alice")
+
+
+@pytest.fixture
+def player_client(client, player):
+    from rest_framework.authtoken.models import Token
+
+    token, _ = Token.objects.get_or_create(user=player.user)
+    client.defaults["HTTP_AUTHORIZATION"] = f"Token {token.key}"
+    return client

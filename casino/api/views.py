@@ -6,7 +6,7 @@ acting for one of its players (`/api/v1/partner/players/{external_id}/...`).
 
 from __future__ import annotations
 
-from django.contrib.auth import authenticate, login, logout
+from django.contrib.auth import login, logout
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.authtoken.models import Token
 from rest_framework.pagination import LimitOffsetPagination
@@ -16,7 +16,7 @@ from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from accounts.partners import partner_player_get, partner_player_upsert, partner_transfer
-from accounts.services import player_signup
+from accounts.services import player_signup, user_authenticate
 from casino.api import serializers as s
 from casino.api.authentication import PartnerSignatureAuthentication
 from casino.api.idempotency import IDEMPOTENCY_HEADER, idempotent
@@ -135,8 +135,8 @@ class TokenView(APIView):
     @extend_schema(request=s.TokenRequestSerializer, responses={200: s.TokenSerializer, **problems(400, 429)})
     def post(self, request):
         data = _body(request)
-        user = authenticate(request, username=data.get("username"), password=data.get("password"))
-        if user is None or not user.is_active:
+        user = user_authenticate(request=request, username=data.get("username"), password=data.get("password"))
+        if user is None:
             raise InvalidCredentials()
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})
@@ -156,8 +156,8 @@ class SessionView(APIView):
     @extend_schema(request=s.TokenRequestSerializer, responses={200: s.PlayerSerializer, **problems(400, 403)})
     def post(self, request):
         data = _body(request)
-        user = authenticate(request, username=data.get("username"), password=data.get("password"))
-        if user is None or not user.is_active:
+        user = user_authenticate(request=request, username=data.get("username"), password=data.get("password"))
+        if user is None:
             raise InvalidCredentials()
         login(request._request, user)
         player = getattr(user, "player", None)

@@ -1,0 +1,115 @@
+"""Round services: timeouts taken by the system, Redis down, persistent shoes, table snapshots."""
+
+import time
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from casino.engine import shoe, shuffle
+from casino.engine.fairness import HmacStream
+from casino.models import Round, RoundStatus, ShoeState
+from casino.services.callers import Caller
+from casino.services.rounds import round_decide, round_place, rounds_decide_timed_out
+from casino.services.settlement import rounds_settle_overdue
+from core.models import AuditEvent
+from ledger.selectors import player_wallet_summary
+from ledger.verification import ledger_verify
+from tests.casino.helpers import set_next_round
+from tests.factories import TableFactory, make_player
+
+pytestmark = pytest.mark.django_db
+
+
+def place(player, table, main=1000, tie=0):
+    return round_place(player=player, table_id=table.pk, main_bet=main, tie_bet=tie, caller=Caller.player(player))
+
+
+def overdue(round_):
+    Round.objects.filter(pk=round_.pk).update(decision_deadline=timezone.now() - timedelta(seconds=1))
+
+
+def test_an_overdue_decision_goes_to_war_by_the_house_rule_and_is_logged_as_the_systems(table):
+    player = make_player(balance=10_000)
+    set_next_round(player, tie=True)
+    round_ = place(player, table)
+    assert rounds_decide_timed_out() == 0  # not due yet
+    overdue(round_)
+    assert rounds_decide_timed_out() == 1
+    round_.refresh_from_db()
+    assert round_.decision == "war" and round_.decided_by_type == "system" and round_.decision_timed_out
+    assert round_.raise_bet == 1000
+    assert AuditEvent.objects.filter(action="round.decided", object_id=str(round_.id), actor_type="system").exists()
+
+
+def test_an_overdue_decision_surrenders_when_the_raise_cannot_be_paid(table):
+    player = make_player(balance=1_000)
+    set_next_round(player, tie=True)
+    round_ = place(player, table)
+    overdue(round_)
+    rounds_decide_timed_out()
+    round_.refresh_from_db()
+    assert round_.decision == "surrender" and round_.decision_timed_out and round_.net == -500
+
+
+def test_the_round_plays_to_the_rules_it_was_placed_under(table):
+    player = make_player(balance=10_000)
+    set_next_round(player, tie=True)
+    round_ = place(player, table)
+    table.is_open = False
+    table.burn = 0
+    table.save()
+    decided = round_decide(player=player, round_id=round_.id, action="war", caller=Caller.player(player))
+    assert len(decided.burned.split()) == 3
+
+
+def test_placing_rounds_works_while_redis_is_down_and_the_sweeper_settles_later(
+    eager_celery, table, django_capture_on_commit_callbacks
+):
+    eager_celery.conf.task_always_eager = False
+    eager_celery.conf.broker_url = "redis://127.0.0.1:1/0"
+    player = make_player(balance=10_000)
+    started = time.monotonic()
+    for _ in range(5):
+        set_next_round(player, tie=False)
+        with django_capture_on_commit_callbacks(execute=True):
+            place(player, table)
+    assert time.monotonic() - started < 10  # no request hangs on the dead broker
+    assert Round.objects.filter(status=RoundStatus.RESOLVED).count() == 5
+    Round.objects.update(resolved_at=timezone.now() - timedelta(seconds=10))
+    assert rounds_settle_overdue() == 5
+    assert player_wallet_summary(player=player)["in_play"] == 0 and ledger_verify().ok
+
+
+def test_a_persistent_shoe_deals_consecutive_cards_and_reshuffles_at_the_cut(db):
+    table = TableFactory(shuffle="persistent", penetration=50, decks=1)
+    player = make_player(balance=100_000)
+    rounds = []
+    while len(rounds) < 30:
+        round_ = place(player, table)
+        if round_.status == RoundStatus.AWAITING_DECISION:
+            round_ = round_decide(player=player, round_id=round_.id, action="war", caller=Caller.player(player))
+        rounds.append(round_)
+    first = rounds[0]
+    pair = first.seed_pair
+    cards = [c.code for c in shuffle(shoe(1), HmacStream(pair.server_seed, pair.client_seed, first.shoe_nonce))]
+    same_shoe = [r for r in rounds if r.shoe_nonce == first.shoe_nonce]
+    position = 0
+    for r in same_shoe:
+        assert r.shoe_position == position and (r.player_card, r.dealer_card) == (cards[position], cards[position + 1])
+        position += 2 if not r.decision else 2 + 3 + 2
+    assert position >= 26 or len(same_shoe) == len(rounds)
+    assert len({r.shoe_nonce for r in rounds}) >= 2  # the cut card came out and a new shoe began
+    assert ShoeState.objects.get(player=player, table=table).cut == 26
+    assert ledger_verify().ok
+
+
+def test_decision_values_follow_the_cards_seen(db):
+    table = TableFactory()
+    player = make_player(balance=10_000)
+    set_next_round(player, tie=True)
+    round_ = place(player, table)
+    from casino.selectors import round_decision_values
+
+    values = round_decision_values(round_)
+    assert values["surrender"] == -0.5 and -0.40 < values["war"] < -0.38

@@ -1,0 +1,77 @@
+"""A real Celery worker, in its own process, on real Redis, settles rounds (not eager mode)."""
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+import redis
+from django.conf import settings
+from django.db import connection
+
+from casino.models import Round, RoundStatus
+from casino.services.callers import Caller
+from casino.services.rounds import round_place
+from ledger.selectors import player_wallet_summary
+from ledger.verification import ledger_verify
+from tests.factories import TableFactory, make_player
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def worker(eager_celery):
+    if not settings.REDIS_URL:
+        pytest.skip("needs Redis")
+    redis.Redis.from_url(settings.REDIS_URL).ping()
+    db = connection.settings_dict
+    queue = f"test-{uuid.uuid4().hex[:8]}"  # a queue of its own: no stale message from another run
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        "REDIS_URL": settings.REDIS_URL,
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--queues", queue,
+         "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    eager_celery.conf.task_always_eager = False
+    eager_celery.conf.broker_url = settings.REDIS_URL
+    previous_queue = eager_celery.conf.task_default_queue
+    eager_celery.conf.task_default_queue = queue
+    try:
+        yield process
+    finally:
+        eager_celery.conf.task_default_queue = previous_queue
+        process.terminate()
+        try:
+            output, _ = process.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            output, _ = process.communicate()
+        print(output[-3000:])
+
+
+def test_a_real_worker_settles_rounds(worker):
+    table = TableFactory()
+    player = make_player(balance=50_000, username="worker-test")
+    placed = [
+        round_place(player=player, table_id=table.pk, main_bet=1000, caller=Caller.player(player)) for _ in range(10)
+    ]
+    resolved = [r.id for r in placed if r.status == RoundStatus.RESOLVED]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if Round.objects.filter(id__in=resolved, status=RoundStatus.SETTLED).count() == len(resolved):
+            break
+        assert worker.poll() is None, "the worker died"
+        time.sleep(0.2)
+    assert Round.objects.filter(id__in=resolved, status=RoundStatus.SETTLED).count() == len(resolved)
+    assert player_wallet_summary(player=player)["in_play"] == sum(
+        r.main_bet for r in placed if r.status == RoundStatus.AWAITING_DECISION
+    )
+    assert ledger_verify().ok
