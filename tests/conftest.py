@@ -20,12 +20,15 @@ def plain_static_files(settings):
 @pytest.fixture(autouse=True)
 def eager_celery():
     """Tasks run in-process unless a test starts a real worker (tests/casino/test_celery_worker.py)."""
+    from casino.services import settlement
     from config.celery import app
 
     previous = app.conf.task_always_eager, app.conf.broker_url
     app.conf.task_always_eager = True
+    settlement._broker_retry_at = 0.0
     yield app
     app.conf.task_always_eager, app.conf.broker_url = previous
+    settlement._broker_retry_at = 0.0
 
 
 @pytest.fixture(autouse=True)

@@ -30,7 +30,7 @@ def settlement_enqueue(round_id: uuid.UUID) -> None:
     global _broker_retry_at
     from casino.tasks import settle_round_task
 
-    if time.monotonic() < _broker_retry_at:
+    if not settle_round_task.app.conf.task_always_eager and time.monotonic() < _broker_retry_at:
         return
     try:
         settle_round_task.delay(str(round_id))
