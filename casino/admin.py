@@ -1,7 +1,9 @@
 from django.contrib import admin
+from django.utils.html import format_html, format_html_join
 
-from casino.models import Table
-from casino.selectors import table_house_edge
+from casino.models import Round, SeedPair, Table, WebhookAttempt, WebhookDelivery
+from casino.selectors import round_verification, table_house_edge
+from ledger.selectors import entries_for_reference
 
 RULE_FIELDS = ("decks", "burn", "tie_pays", "tie_after_tie_bonus", "shuffle", "penetration", "house_rule")
 
@@ -40,3 +42,163 @@ class TableAdmin(admin.ModelAdmin):
     @admin.action(description="Close the selected tables", permissions=["change"])
     def close_tables(self, request, queryset):
         queryset.update(is_open=False)
+
+
+class ReadOnly(admin.ModelAdmin):
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Round)
+class RoundAdmin(ReadOnly):
+    list_display = (
+        "id",
+        "created_at",
+        "player",
+        "table",
+        "status",
+        "outcome",
+        "main_bet",
+        "tie_bet",
+        "net",
+        "decision",
+    )
+    list_filter = ("status", "outcome", "decision", "decision_timed_out", "table")
+    search_fields = ("=id", "player__user__username", "player__external_id")
+    date_hierarchy = "created_at"
+    list_select_related = ("player__user", "table")
+    fieldsets = (
+        (
+            "Round",
+            {
+                "fields": (
+                    "id",
+                    "player",
+                    "table",
+                    "status",
+                    "currency",
+                    "rules",
+                    "created_at",
+                    "resolved_at",
+                    "settled_at",
+                )
+            },
+        ),
+        ("Bets and result", {"fields": ("main_bet", "tie_bet", "raise_bet", "outcome", "nets", "net", "payout")}),
+        ("Cards", {"fields": ("cards",)}),
+        (
+            "Decision",
+            {
+                "fields": (
+                    "decision",
+                    "decided_by_type",
+                    "decided_by_id",
+                    "decided_at",
+                    "decision_deadline",
+                    "decision_timed_out",
+                )
+            },
+        ),
+        ("Fairness", {"fields": ("fairness",)}),
+        ("Money", {"fields": ("ledger_entries", "settle_attempts", "webhook")}),
+    )
+    readonly_fields = ("cards", "fairness", "ledger_entries", "webhook")
+
+    @admin.display(description="cards")
+    def cards(self, obj):
+        rows = [("Player", obj.player_card), ("Dealer", obj.dealer_card)]
+        if obj.burned:
+            rows.append(("Burned", obj.burned))
+        if obj.war_player_card:
+            rows += [("Player's war card", obj.war_player_card), ("Dealer's war card", obj.war_dealer_card)]
+        return format_html_join("", "<div><strong>{}</strong>: <code>{}</code></div>", rows)
+
+    @admin.display(description="seed pair and verification")
+    def fairness(self, obj):
+        pair = obj.seed_pair
+        parts = [
+            ("Server seed hash", pair.server_seed_hash),
+            ("Client seed", pair.client_seed),
+            ("Nonce", obj.nonce),
+        ]
+        if pair.revealed_at is None:
+            parts.append(("Server seed", "not revealed yet (the player has not rotated)"))
+            return format_html_join("", "<div><strong>{}</strong>: <code>{}</code></div>", parts)
+        verdict = round_verification(obj)
+        parts += [("Server seed", pair.server_seed), ("Verification", verdict)]
+        return format_html_join("", "<div><strong>{}</strong>: <code>{}</code></div>", parts)
+
+    @admin.display(description="ledger entries")
+    def ledger_entries(self, obj):
+        rows = []
+        for entry in entries_for_reference(reference_type="round", reference_id=str(obj.id)):
+            for posting in entry.postings.all():
+                rows.append(
+                    (
+                        entry.pk,
+                        entry.kind,
+                        posting.account,
+                        posting.get_direction_display(),
+                        posting.amount,
+                        posting.balance_after,
+                    )
+                )
+        if not rows:
+            return "none"
+        return format_html(
+            "<table><tr><th>entry</th><th>kind</th><th>account</th><th>side</th><th>amount</th>"
+            "<th>balance after</th></tr>{}</table>",
+            format_html_join("", "<tr><td>#{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", rows),
+        )
+
+    @admin.display(description="partner webhook")
+    def webhook(self, obj):
+        delivery = WebhookDelivery.objects.filter(round=obj).first()
+        if delivery is None:
+            return "none (not a partner's player, or no webhook URL)"
+        attempts = [(a.attempted_at, a.status_code or "-", a.error or "") for a in delivery.attempt_log.all()]
+        return format_html(
+            "<div>event <code>{}</code>: {}</div><ul>{}</ul>",
+            delivery.id,
+            "delivered" if delivery.delivered_at else f"pending, next attempt {delivery.next_attempt_at:%H:%M:%S}",
+            format_html_join("", "<li>{} → {} {}</li>", attempts),
+        )
+
+
+@admin.register(SeedPair)
+class SeedPairAdmin(ReadOnly):
+    list_display = ("player", "server_seed_hash", "client_seed", "next_nonce", "active", "created_at", "revealed_at")
+    list_filter = ("active",)
+    search_fields = ("player__user__username", "server_seed_hash")
+    # The server seed stays secret until the player rotates it, from staff too.
+    exclude = ("server_seed",)
+    readonly_fields = ("revealed_server_seed",)
+
+    @admin.display(description="server seed")
+    def revealed_server_seed(self, obj):
+        return obj.server_seed if obj.revealed_at else "secret until the player rotates"
+
+
+class WebhookAttemptInline(admin.TabularInline):
+    model = WebhookAttempt
+    fields = ("attempted_at", "status_code", "error", "duration_ms")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(ReadOnly):
+    list_display = ("id", "partner", "round", "attempts", "last_status_code", "delivered_at", "next_attempt_at")
+    list_filter = ("partner", ("delivered_at", admin.EmptyFieldListFilter))
+    search_fields = ("=id", "=round__id")
+    inlines = [WebhookAttemptInline]

@@ -126,3 +126,34 @@ def fairness_representation(*, player, active: SeedPair) -> dict:
             "last_nonce": previous.next_nonce - 1 if previous.next_nonce else None,
         },
     }
+
+
+def round_verification(round_: Round) -> str:
+    """Recompute the round's cards from its revealed seed, as a player would."""
+    from casino.engine import shuffle as engine_shuffle
+    from casino.engine.fairness import HmacStream
+    from casino.engine.verify import verify_round
+
+    pair = round_.seed_pair
+    if pair.revealed_at is None:
+        return "the seed is not revealed yet"
+    rules = round_.rules
+    if rules.get("shuffle") == "persistent":
+        cards = [
+            c.code
+            for c in engine_shuffle(
+                shoe(rules["decks"]), HmacStream(pair.server_seed, pair.client_seed, round_.shoe_nonce)
+            )
+        ]
+        dealt = cards[round_.shoe_position : round_.shoe_position + 2]
+    else:
+        check = verify_round(
+            server_seed=pair.server_seed, client_seed=pair.client_seed, nonce=round_.nonce,
+            decks=rules["decks"], burn=rules["burn"], published_hash=pair.server_seed_hash,
+        )  # fmt: skip
+        if not check.hash_matches:
+            return "FAILED: the seed does not match its published hash"
+        dealt = [check.cards.player.code, check.cards.dealer.code]
+    if dealt != [round_.player_card, round_.dealer_card]:
+        return f"FAILED: the seed deals {dealt}, the round shows {[round_.player_card, round_.dealer_card]}"
+    return "verified: the revealed seed deals exactly these cards"
