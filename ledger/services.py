@@ -7,9 +7,10 @@ import json
 import zlib
 from collections import defaultdict
 from collections.abc import Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass
 
-from django.db import IntegrityError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
 from core.errors import (
@@ -173,24 +174,69 @@ def ledger_post(
         reverses_id=reverses.id if reverses else None,
     )  # fmt: skip
 
+    entry_fields = {
+        "idempotency_key": idempotency_key,
+        "request_hash": request_hash,
+        "kind": kind,
+        "reason": reason[:500],
+        "actor_type": actor.type,
+        "actor_id": str(actor.id)[:64],
+        "reference_type": reference_type,
+        "reference_id": str(reference_id),
+        "reverses": reverses,
+    }
+    if connection.vendor == "postgresql" and POSTING_BACKEND == "database":
+        return _post_in_database(entry_fields, lines)
+    return _post_in_python(entry_fields, lines, accounts, deltas)
+
+
+# Which implementation posts on PostgreSQL: "database" (one round trip to ledger_post_entry) or
+# "python" (the portable path SQLite uses). Tests run both on PostgreSQL.
+POSTING_BACKEND = "database"
+
+
+def _post_in_database(fields: dict, lines: list[Line]) -> JournalEntry:
+    # Outside a transaction the call is one autocommit statement (its deferred checks run at its
+    # commit); inside one it joins it, under a savepoint so a refusal leaves the caller usable.
+    scope = transaction.atomic() if connection.in_atomic_block else nullcontext()
+    with scope, connection.cursor() as cursor:
+        try:
+            cursor.execute(
+                "SELECT entry_id, existing_hash FROM ledger_post_entry("
+                "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                [
+                    fields["idempotency_key"], fields["request_hash"], str(fields["kind"]), fields["reason"],
+                    str(fields["actor_type"]), fields["actor_id"], fields["reference_type"], fields["reference_id"],
+                    fields["reverses"].id if fields["reverses"] else None,
+                    [line.account.id for line in lines], [line.amount for line in lines],
+                    [line.account.currency for line in lines],
+                ],
+            )  # fmt: skip
+        except DatabaseError as exc:
+            sqlstate = getattr(getattr(exc, "__cause__", None), "sqlstate", None)
+            if sqlstate == "LDG01":
+                raise InsufficientFunds("the wallet does not hold enough money for this") from None
+            if sqlstate == "LDG02":
+                raise Account.DoesNotExist(str(exc)) from None
+            raise
+        entry_id, existing_hash = cursor.fetchone()
+    if existing_hash is not None:
+        if existing_hash != fields["request_hash"]:
+            raise IdempotencyConflict("this idempotency key was already used for a different movement")
+        return JournalEntry.objects.get(pk=entry_id)
+    return JournalEntry(id=entry_id, **fields)
+
+
+def _post_in_python(fields: dict, lines: list[Line], accounts: dict, deltas: dict) -> JournalEntry:
+    idempotency_key = fields["idempotency_key"]
     existing = JournalEntry.objects.filter(idempotency_key=idempotency_key).first()
     if existing is not None:
-        return _replayed(existing, request_hash)
+        return _replayed(existing, fields["request_hash"])
     try:
         with transaction.atomic():
             # The entry is inserted first: it claims the key, so a concurrent twin waits on the
             # unique index instead of moving money a second time.
-            entry = JournalEntry.objects.create(
-                idempotency_key=idempotency_key,
-                request_hash=request_hash,
-                kind=kind,
-                reason=reason[:500],
-                actor_type=actor.type,
-                actor_id=str(actor.id)[:64],
-                reference_type=reference_type,
-                reference_id=str(reference_id),
-                reverses=reverses,
-            )
+            entry = JournalEntry.objects.create(**fields)
             balances = {
                 account_id: _apply_delta(account=accounts[account_id], delta=delta)
                 for account_id, delta in sorted(deltas.items())  # rows locked in primary-key order
@@ -223,7 +269,7 @@ def ledger_post(
         existing = JournalEntry.objects.filter(idempotency_key=idempotency_key).first()
         if existing is None:
             raise
-        return _replayed(existing, request_hash)
+        return _replayed(existing, fields["request_hash"])
     return entry
 
 

@@ -9,7 +9,9 @@ from tests.factories import make_player
 pytestmark = pytest.mark.django_db
 
 
-def test_round_recall_shows_cards_decision_ledger_and_verification(admin_client, table, django_capture_on_commit_callbacks):
+def test_round_recall_shows_cards_decision_ledger_and_verification(
+    admin_client, table, django_capture_on_commit_callbacks
+):
     player = make_player(balance=10_000)
     set_next_round(player, tie=True)
     with django_capture_on_commit_callbacks(execute=True):
