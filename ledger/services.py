@@ -197,7 +197,8 @@ POSTING_BACKEND = "database"
 
 def _post_in_database(fields: dict, lines: list[Line]) -> JournalEntry:
     # Outside a transaction the call is one autocommit statement (its deferred checks run at its
-    # commit); inside one it joins it, under a savepoint so a refusal leaves the caller usable.
+    # commit); inside one it joins it under a savepoint, so a refusal leaves the caller's
+    # transaction usable, as on the Python path.
     scope = transaction.atomic() if connection.in_atomic_block else nullcontext()
     with scope, connection.cursor() as cursor:
         try:

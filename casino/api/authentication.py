@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from rest_framework.authentication import BaseAuthentication
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication, TokenAuthentication
+from rest_framework.authtoken.models import Token
 
 from accounts.models import Partner
 from accounts.partners import partner_authenticate
@@ -58,3 +60,15 @@ class PartnerSignatureScheme(OpenApiAuthenticationExtension):
                 '"{timestamp}.{nonce}.{METHOD}.{path with query}.{raw body}")).'
             ),
         }
+
+
+class PlayerTokenAuthentication(TokenAuthentication):
+    """`Authorization: Token <key>`, fetching the user and its player in one query."""
+
+    def authenticate_credentials(self, key):
+        token = Token.objects.select_related("user__player").filter(key=key).first()
+        if token is None:
+            raise exceptions.AuthenticationFailed("Invalid token.")
+        if not token.user.is_active:
+            raise exceptions.AuthenticationFailed("User inactive or deleted.")
+        return token.user, token

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from casino.engine import server_seed_hash
@@ -57,6 +57,26 @@ def seed_pair_active(*, player, lock: bool = False) -> SeedPair:
             )
         pair = queryset.get()
     return pair
+
+
+def seed_pair_take_nonce(*, player) -> tuple[SeedPair, int]:
+    """The player's active pair and the nonce of its next round, counted up in one statement that
+    also takes the pair's row lock until the end of the transaction (one round per nonce)."""
+    columns = ("id", "player_id", "server_seed", "server_seed_hash", "client_seed", "next_nonce", "active",
+               "created_at", "revealed_at")  # fmt: skip
+    for _ in range(2):
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE casino_seedpair SET next_nonce = next_nonce + 1 WHERE player_id = %s AND active"
+                f" RETURNING {', '.join(columns)}",
+                [player.pk],
+            )
+            row = cursor.fetchone()
+        if row is not None:
+            pair = SeedPair(**dict(zip(columns, row, strict=True)))
+            return pair, pair.next_nonce - 1
+        seed_pair_active(player=player)  # the player's first round: make the pair, then count
+    raise RuntimeError("no active seed pair")
 
 
 def seed_pair_rotate(*, player, client_seed: str | None, caller: Caller) -> SeedPair:

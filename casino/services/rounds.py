@@ -32,7 +32,7 @@ from casino.engine import (
 )
 from casino.models import Round, RoundStatus, SeedPair, ShoeState, Table
 from casino.services.callers import Caller
-from casino.services.fairness import seed_pair_active
+from casino.services.fairness import seed_pair_take_nonce
 from casino.services.settlement import settlement_enqueue
 from core.audit import audit_record
 from core.errors import (
@@ -112,7 +112,8 @@ def round_place(*, player, table_id: object, main_bet: object, tie_bet: object =
         table_pk = int(table_id)
     except (TypeError, ValueError):
         raise UnknownTable(f"there is no table {table_id!r}") from None
-    with transaction.atomic():
+    # No savepoint: on any refusal the caller's whole transaction rolls back.
+    with transaction.atomic(savepoint=False):
         table = Table.objects.filter(pk=table_pk).first()
         if table is None:
             raise UnknownTable(f"there is no table {table_id!r}")
@@ -126,9 +127,7 @@ def round_place(*, player, table_id: object, main_bet: object, tie_bet: object =
             raise BetOutOfLimits(str(exc)) from None
         rules = table.rules
 
-        pair = seed_pair_active(player=player, lock=True)  # serialises this player's rounds
-        nonce = pair.next_nonce
-        SeedPair.objects.filter(pk=pair.pk).update(next_nonce=F("next_nonce") + 1)
+        pair, nonce = seed_pair_take_nonce(player=player)  # locks the pair: serialises this player's rounds
 
         round_id = uuid.uuid4()
         wallet, in_play = player_accounts_open(player=player)

@@ -1,6 +1,7 @@
 """Hypothesis: any sequence of ledger operations keeps every invariant."""
 
 import pytest
+from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -34,7 +35,7 @@ operations = st.lists(
 @given(ops=operations)
 def test_random_operations_keep_every_invariant(ops):
     players = [make_player(balance=1_000) for _ in range(3)]
-    last_key = None
+    last_posting = None
     for n, (op, who, amount) in enumerate(ops):
         player = players[who]
         wallet, in_play = player_accounts_open(player=player)
@@ -44,19 +45,24 @@ def test_random_operations_keep_every_invariant(ops):
             "stake": [Line(wallet, -amount), Line(in_play, amount)],
             "win": [Line(house, -amount), Line(wallet, amount)],
             "lose": [Line(wallet, -amount), Line(house, amount)],
-        }
+        }.get(op)
         try:
-            if op == "deposit":
-                wallet_deposit(player=player, amount=amount, idempotency_key=key, actor=SYSTEM)
-            elif op in lines:
-                ledger_post(idempotency_key=key, kind=EntryKind.SETTLEMENT, lines=lines[op], actor=SYSTEM)
-                last_key = (key, lines[op])
-            elif op == "reverse":
-                entry = JournalEntry.objects.filter(reverses__isnull=True, reversal__isnull=True).order_by("?").first()
-                if entry is not None:
-                    ledger_reverse(entry=entry, reason="hypothesis", actor=SYSTEM)
-            elif op == "retry" and last_key is not None:
-                ledger_post(idempotency_key=last_key[0], kind=EntryKind.SETTLEMENT, lines=last_key[1], actor=SYSTEM)
+            with transaction.atomic():  # a refusal rolls back to here and the sequence goes on
+                if op == "deposit":
+                    wallet_deposit(player=player, amount=amount, idempotency_key=key, actor=SYSTEM)
+                elif lines is not None:
+                    ledger_post(idempotency_key=key, kind=EntryKind.SETTLEMENT, lines=lines, actor=SYSTEM)
+                    last_posting = (key, lines)
+                elif op == "reverse":
+                    entry = (
+                        JournalEntry.objects.filter(reverses__isnull=True, reversal__isnull=True).order_by("?").first()
+                    )
+                    if entry is not None:
+                        ledger_reverse(entry=entry, reason="hypothesis", actor=SYSTEM)
+                elif op == "retry" and last_posting is not None:
+                    ledger_post(
+                        idempotency_key=last_posting[0], kind=EntryKind.SETTLEMENT, lines=last_posting[1], actor=SYSTEM
+                    )
         except InsufficientFunds:
             pass
     run = ledger_verify()
