@@ -100,7 +100,7 @@ class JournalEntry(models.Model):
     actor_type = models.CharField(max_length=10, choices=ActorType.choices)
     actor_id = models.CharField(max_length=64)
     reference_type = models.CharField(max_length=32, blank=True)
-    reference_id = models.CharField(max_length=64, blank=True, db_index=True)
+    reference_id = models.CharField(max_length=64, blank=True)
     reverses = models.OneToOneField("self", on_delete=models.PROTECT, null=True, blank=True, related_name="reversal")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
@@ -119,7 +119,8 @@ class Direction(models.TextChoices):
 
 class Posting(models.Model):
     entry = models.ForeignKey(JournalEntry, on_delete=models.PROTECT, related_name="postings")
-    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="postings")
+    # Indexed by the (account, entry) index below; a second index on account alone is dead weight.
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="postings", db_index=False)
     direction = models.CharField(max_length=1, choices=Direction.choices)
     amount = models.BigIntegerField()
     currency = models.CharField(max_length=3)
