@@ -32,11 +32,17 @@ def eager_celery():
 
 
 @pytest.fixture(autouse=True)
-def generous_throttles(settings):
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"anon": "100000/min", "user": "100000/min", "partner": "100000/min"},
-    }
+def throttle_rates(monkeypatch):
+    """DRF binds the rates to the throttle class at import; tests get generous ones and a clean
+    cache (the counters live in Redis under bin/test), and can set their own through this dict."""
+    from django.core.cache import cache
+    from rest_framework.throttling import SimpleRateThrottle
+
+    rates = {"anon": "100000/min", "user": "100000/min", "partner": "100000/min"}
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
+    cache.clear()
+    yield rates
+    cache.clear()
 
 
 @pytest.fixture

@@ -147,3 +147,19 @@ def test_the_ledger_verifies_after_ordinary_work():
     run = ledger_verify()
     assert run.ok, run.summary
     assert run.summary["checks"]["hash_chain"]["sealed"] == JournalEntry.objects.count()
+
+
+def test_the_balance_at_any_past_time():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from ledger.selectors import account_balance_at
+
+    player = make_player(balance=1_000)
+    wallet, _ = player_accounts_open(player=player)
+    after_funding = timezone.now()
+    stake(player, 300, "past-1")
+    assert account_balance_at(account=wallet, at=after_funding) == 1_000
+    assert account_balance_at(account=wallet, at=timezone.now()) == 700
+    assert account_balance_at(account=wallet, at=after_funding - timedelta(days=1)) == 0

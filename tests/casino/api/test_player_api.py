@@ -359,3 +359,12 @@ def test_the_round_status_after_settlement_is_settled(player, table):
     assert rounds_settle_overdue(older_than_s=0) == 1
     round_.refresh_from_db()
     assert round_.status == RoundStatus.SETTLED
+
+
+def test_callers_are_rate_limited(player_client, client, throttle_rates):
+    throttle_rates.update(user="3/min", anon="2/min")
+    statuses = [player_client.get("/api/v1/wallet/").status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    limited = player_client.get("/api/v1/wallet/")
+    assert_problem(limited, 429, "throttled")
+    assert int(limited["Retry-After"]) > 0
