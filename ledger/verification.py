@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from django.db import connection
+from contextlib import contextmanager
+
+from django.db import connection, transaction
 from django.db.models import Count, Sum
 from django.utils import timezone
 
@@ -18,26 +20,43 @@ def ledger_verify(*, triggered_by: str = "manual", seal_first: bool = True) -> V
     started = timezone.now()
     if seal_first:
         ledger_seal()
-    checks = {
-        "entries_balance": _unbalanced_entries(),
-        "entries_have_postings": _entries_without_postings(),
-        "cached_balances": _cached_balance_mismatches(),
-        "wallets_not_negative": _negative_guarded_accounts(),
-        "hash_chain": _chain_breaks(),
-        "zero_sum_per_currency": _currency_totals(),
-    }
-    ok = all(not c["problems"] for c in checks.values())
-    summary = {
-        "ok": ok,
-        "entries": JournalEntry.objects.count(),
-        "postings": Posting.objects.count(),
-        "accounts": Account.objects.count(),
-        "unsealed_entries": JournalEntry.objects.filter(seal__isnull=True).count(),
-        "checks": {name: {"ok": not c["problems"], **c} for name, c in checks.items()},
-    }
+    with _one_snapshot():
+        # Every check reads the same committed state: money keeps moving while the checks run,
+        # and sums read at one moment must be compared with balances read at the same moment.
+        checks = {
+            "entries_balance": _unbalanced_entries(),
+            "entries_have_postings": _entries_without_postings(),
+            "cached_balances": _cached_balance_mismatches(),
+            "wallets_not_negative": _negative_guarded_accounts(),
+            "hash_chain": _chain_breaks(),
+            "zero_sum_per_currency": _currency_totals(),
+        }
+        ok = all(not c["problems"] for c in checks.values())
+        summary = {
+            "ok": ok,
+            "entries": JournalEntry.objects.count(),
+            "postings": Posting.objects.count(),
+            "accounts": Account.objects.count(),
+            "unsealed_entries": JournalEntry.objects.filter(seal__isnull=True).count(),
+            "checks": {name: {"ok": not c["problems"], **c} for name, c in checks.items()},
+        }
     return VerificationRun.objects.create(
         started_at=started, finished_at=timezone.now(), ok=ok, triggered_by=triggered_by, summary=summary
     )
+
+
+@contextmanager
+def _one_snapshot():
+    """A read-only transaction on one snapshot (REPEATABLE READ on PostgreSQL; SQLite's
+    transactions are snapshots already)."""
+    if connection.in_atomic_block:  # inside a caller's transaction (tests): use its view
+        yield
+        return
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        yield
 
 
 def _result(problems: list, examples: list | None = None, **extra) -> dict:

@@ -78,3 +78,33 @@ def test_no_lost_update_under_mixed_credits_and_debits():
     assert all(isinstance(r, JournalEntry) for r in results), results
     assert player_wallet_summary(player=player)["balance"] == 10_000 + 32 * 70 - 32 * 50
     assert ledger_verify().ok
+
+
+def test_verification_is_consistent_while_money_moves():
+    players = [make_player(balance=100_000) for _ in range(4)]
+    accounts = [player_accounts_open(player=p) for p in players]
+    stop = threading.Event()
+
+    def keep_posting(i):
+        wallet, in_play = accounts[i]
+        n = 0
+        try:
+            while not stop.is_set():
+                lines = [Line(wallet, -1), Line(in_play, 1)] if n % 2 == 0 else [Line(in_play, -1), Line(wallet, 1)]
+                ledger_post(
+                    idempotency_key=f"moving:{i}:{n}", kind=EntryKind.STAKE, lines=lines, actor=Actor.system("t")
+                )
+                n += 1
+        finally:
+            connection.close()
+        return n
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        writers = [pool.submit(keep_posting, i) for i in range(4)]
+        try:
+            runs = [ledger_verify(seal_first=False) for _ in range(5)]
+        finally:
+            stop.set()
+        moved = sum(w.result() for w in writers)
+    assert moved > 0
+    assert all(run.ok for run in runs), [run.summary for run in runs if not run.ok][:1]
