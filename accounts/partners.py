@@ -16,6 +16,7 @@ from core.audit import audit_record
 from core.errors import InvalidAmount, InvalidInput, NotFound, SignatureInvalid, WalletCurrencyMismatch
 from ledger.models import ActorType, EntryKind
 from ledger.services import Actor, Line, ledger_post, partner_account_open, player_accounts_open
+from protection.services import protection_check_deposit
 
 CLOCK_SKEW_S = 300
 NONCE_PATTERN = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
@@ -110,6 +111,8 @@ def partner_transfer(
     if not isinstance(reference, str) or not 1 <= len(reference) <= 128:
         raise InvalidInput("reference is 1 to 128 characters")
     with transaction.atomic():
+        if direction == Transfer.IN:
+            protection_check_deposit(player=player, amount=amount)
         wallet, _ = player_accounts_open(player=player)
         clearing = partner_account_open(partner=partner, currency=player.currency)
         transfer = Transfer(partner=partner, player=player, direction=direction, amount=amount,

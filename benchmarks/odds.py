@@ -26,7 +26,13 @@ def main() -> None:
             casino_war_odds(decks, 10, bonus)
             exact[f"{decks}_decks{'_bonus' if bonus else ''}"] = round((time.perf_counter() - started) * 1e6, 1)
     simulation = {}
-    for preset, options in (("standard", {}), ("classic", {}), ("one_down", {}), ("pyanitsa", {}), ("tod_und_leben", {})):
+    for preset, options in (
+        ("standard", {}),
+        ("classic", {}),
+        ("one_down", {}),
+        ("pyanitsa", {}),
+        ("tod_und_leben", {}),
+    ):
         started = time.perf_counter()
         stats = simulate(preset, options, games=args.games, seed="bench")
         elapsed = time.perf_counter() - started

@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "accounts",
     "ledger",
     "casino",
+    "protection",
 ]
 
 MIDDLEWARE = [
@@ -147,7 +148,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Provably fair Casino War for players and partner casinos.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "ENUM_NAME_OVERRIDES": {"DecisionActionEnum": ["war", "surrender"]},
+    "ENUM_NAME_OVERRIDES": {
+        "DecisionActionEnum": ["war", "surrender"],
+        "LimitKindEnum": ["deposit", "loss", "wager"],
+        "ExclusionKindEnum": ["timeout", "self_exclusion"],
+    },
     "COMPONENT_SPLIT_REQUEST": True,
 }
 

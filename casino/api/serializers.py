@@ -183,3 +183,53 @@ class TransferSerializer(serializers.Serializer):
     reference = serializers.CharField()
     balance = serializers.IntegerField(help_text="The wallet's balance after the transfer.")
     created_at = serializers.DateTimeField()
+
+
+class LimitPendingSerializer(serializers.Serializer):
+    amount = serializers.IntegerField(allow_null=True)
+    effective_from = serializers.DateTimeField()
+
+
+class LimitSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["deposit", "loss", "wager"])
+    period = serializers.ChoiceField(choices=["day", "week", "month"])
+    amount = serializers.IntegerField(allow_null=True, help_text="In force now (null: none)")
+    used = serializers.IntegerField(help_text="Deposited, lost or staked in the period so far")
+    pending = LimitPendingSerializer(allow_null=True, help_text="An increase or removal cooling off for 24 hours")
+
+
+class LimitSetSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["deposit", "loss", "wager"])
+    period = serializers.ChoiceField(choices=["day", "week", "month"])
+    amount = serializers.IntegerField(allow_null=True, min_value=1, help_text="null removes the limit (after 24 hours)")
+
+
+class ExclusionSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["timeout", "self_exclusion"])
+    ends_at = serializers.DateTimeField()
+
+
+class ExclusionStartSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["timeout", "self_exclusion"])
+    days = serializers.IntegerField(required=False, min_value=1, max_value=42, help_text="time-out: 1 to 42")
+    months = serializers.ChoiceField(required=False, choices=[6, 12, 60], help_text="self-exclusion: 6, 12 or 60")
+
+
+class RealityCheckSerializer(serializers.Serializer):
+    interval_minutes = serializers.IntegerField(help_text="0 (never) or 10 to 480")
+
+
+class SessionFiguresSerializer(serializers.Serializer):
+    started_at = serializers.DateTimeField()
+    elapsed_s = serializers.IntegerField()
+    rounds = serializers.IntegerField()
+    staked = serializers.IntegerField()
+    net = serializers.IntegerField()
+    next_reality_check_at = serializers.DateTimeField(allow_null=True)
+
+
+class ProtectionSerializer(serializers.Serializer):
+    limits = LimitSerializer(many=True)
+    exclusion = ExclusionSerializer(allow_null=True)
+    reality_check = RealityCheckSerializer()
+    session = SessionFiguresSerializer()

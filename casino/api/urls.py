@@ -10,6 +10,11 @@ player_paths = [
     path("rounds/<str:round_id>/decision/", v.RoundDecisionView, name="round-decision"),
     path("fairness/", v.FairnessView, name="fairness"),
     path("fairness/rotate/", v.FairnessRotateView, name="fairness-rotate"),
+    path("protection/", v.ProtectionView, name="protection"),
+    path("protection/limits/", v.LimitsView, name="protection-limits"),
+    path("protection/exclusions/", v.ExclusionsView, name="protection-exclusions"),
+    path("protection/reality-check/", v.RealityCheckView, name="protection-reality-check"),
+    path("protection/session/", v.SessionFiguresView, name="protection-session"),
 ]
 
 

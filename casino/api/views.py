@@ -35,6 +35,8 @@ from casino.services.rounds import round_decide, round_place
 from core.errors import InvalidInput, NotFound, ServiceError
 from ledger.selectors import account_lines, player_wallet_summary
 from ledger.services import player_accounts_open
+from protection.selectors import protection_summary, session_figures
+from protection.services import exclusion_start, limit_set, reality_check_set, session_start
 
 
 def problems(*codes: int) -> dict[int, OpenApiResponse]:
@@ -139,6 +141,8 @@ class TokenView(APIView):
         if user is None:
             raise InvalidCredentials()
         token, _ = Token.objects.get_or_create(user=user)
+        if getattr(user, "player", None) is not None:
+            session_start(player=user.player)
         return Response({"token": token.key})
 
 
@@ -163,6 +167,7 @@ class SessionView(APIView):
         player = getattr(user, "player", None)
         if player is None:
             raise NotAPlayer()
+        session_start(player=player)
         return Response(_player_json(player))
 
     @extend_schema(request=None, responses={204: None})
@@ -273,6 +278,67 @@ class FairnessRotateView(PlayerScoped):
             player=player, client_seed=_body(request).get("client_seed"), caller=self.get_caller(player)
         )
         return Response(fairness_representation(player=player, active=active))
+
+
+# --- Player protection ------------------------------------------------------------------------------
+
+
+class ProtectionView(PlayerScoped):
+    @extend_schema(
+        responses={200: s.ProtectionSerializer, **problems(401, 403, 404)}, summary="Limits, exclusion, session"
+    )
+    def get(self, request, **kwargs):
+        return Response(protection_summary(player=self.get_player()))
+
+
+class LimitsView(PlayerScoped):
+    @extend_schema(
+        request=s.LimitSetSerializer,
+        responses={200: s.ProtectionSerializer, **problems(400, 401, 403, 404)},
+        summary="Set a limit: lower at once, higher or removed after 24 hours",
+    )
+    def put(self, request, **kwargs):
+        player = self.get_player()
+        data = _body(request)
+        limit_set(player=player, kind=data.get("kind"), period=data.get("period"), amount=data.get("amount"),
+                  caller=self.get_caller(player))  # fmt: skip
+        return Response(protection_summary(player=player))
+
+
+class ExclusionsView(PlayerScoped):
+    @extend_schema(
+        request=s.ExclusionStartSerializer,
+        responses={201: s.ExclusionSerializer, **problems(400, 401, 403, 404, 409)},
+        summary="Start a time-out or a self-exclusion (signs the player out; cannot be lifted early)",
+    )
+    def post(self, request, **kwargs):
+        player = self.get_player()
+        data = _body(request)
+        exclusion = exclusion_start(player=player, kind=data.get("kind"), days=data.get("days"),
+                                    months=data.get("months"), caller=self.get_caller(player))  # fmt: skip
+        return Response(
+            {"kind": exclusion.kind, "ends_at": exclusion.ends_at.isoformat().replace("+00:00", "Z")}, status=201
+        )
+
+
+class RealityCheckView(PlayerScoped):
+    @extend_schema(
+        request=s.RealityCheckSerializer, responses={200: s.ProtectionSerializer, **problems(400, 401, 403, 404)}
+    )
+    def put(self, request, **kwargs):
+        player = self.get_player()
+        reality_check_set(
+            player=player, interval_minutes=_body(request).get("interval_minutes"), caller=self.get_caller(player)
+        )
+        return Response(protection_summary(player=player))
+
+
+class SessionFiguresView(PlayerScoped):
+    @extend_schema(
+        responses={200: s.SessionFiguresSerializer, **problems(401, 403, 404)}, summary="Reality-check figures"
+    )
+    def get(self, request, **kwargs):
+        return Response(session_figures(player=self.get_player()))
 
 
 # --- Partner only ---------------------------------------------------------------------------------

@@ -48,6 +48,7 @@ from core.errors import (
 )
 from ledger.models import EntryKind
 from ledger.services import Line, ledger_post, player_accounts_open
+from protection.services import protection_check_stake
 
 logger = logging.getLogger(__name__)
 
@@ -112,8 +113,7 @@ def round_place(*, player, table_id: object, main_bet: object, tie_bet: object =
         table_pk = int(table_id)
     except (TypeError, ValueError):
         raise UnknownTable(f"there is no table {table_id!r}") from None
-    # No savepoint: on any refusal the caller's whole transaction rolls back.
-    with transaction.atomic(savepoint=False):
+    with transaction.atomic():  # nested, a savepoint: a refusal leaves the caller's transaction usable
         table = Table.objects.filter(pk=table_pk).first()
         if table is None:
             raise UnknownTable(f"there is no table {table_id!r}")
@@ -128,6 +128,9 @@ def round_place(*, player, table_id: object, main_bet: object, tie_bet: object =
         rules = table.rules
 
         pair, nonce = seed_pair_take_nonce(player=player)  # locks the pair: serialises this player's rounds
+        # Limits are checked here, under that lock and in the staking transaction: concurrent
+        # rounds of one player cannot together overshoot a limit.
+        protection_check_stake(player=player, amount=main + tie)
 
         round_id = uuid.uuid4()
         wallet, in_play = player_accounts_open(player=player)

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ProtectionConfig(AppConfig):
+    name = "protection"
+    verbose_name = "Player protection"

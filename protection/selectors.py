@@ -1,0 +1,138 @@
+"""Reads of player protection: the limits in force, the activity they are measured against."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db.models import F, Sum
+from django.db.models.functions import Coalesce
+
+from core import clock
+from ledger.models import AccountKind, Direction, EntryKind, Posting
+from protection.models import PERIOD_DAYS, Exclusion, LimitKind, LimitPeriod, PlayerLimit, RealityCheck
+
+
+def limit_in_force(*, player, kind: str, period: str, at=None) -> PlayerLimit | None:
+    """The limit row in force at `at`: the most recently requested of those already effective."""
+    at = at or clock.now()
+    return (
+        PlayerLimit.objects.filter(player=player, kind=kind, period=period, effective_from__lte=at)
+        .order_by("-requested_at", "-id")
+        .first()
+    )
+
+
+def limit_pending(*, player, kind: str, period: str, at=None) -> PlayerLimit | None:
+    """A requested change not in force yet (an increase or removal cooling off), if it will win."""
+    at = at or clock.now()
+    current = limit_in_force(player=player, kind=kind, period=period, at=at)
+    pending = (
+        PlayerLimit.objects.filter(player=player, kind=kind, period=period, effective_from__gt=at)
+        .order_by("-requested_at", "-id")
+        .first()
+    )
+    if pending is None or (current is not None and current.requested_at > pending.requested_at):
+        return None
+    return pending
+
+
+def exclusion_active(*, player, at=None) -> Exclusion | None:
+    at = at or clock.now()
+    return Exclusion.objects.filter(player=player, starts_at__lte=at, ends_at__gt=at).order_by("-ends_at").first()
+
+
+def wagered_since(*, player, since) -> int:
+    from casino.models import Round
+
+    return Round.objects.filter(player=player, created_at__gte=since).aggregate(
+        total=Coalesce(Sum(F("main_bet") + F("tie_bet") + F("raise_bet")), 0)
+    )["total"]
+
+
+def net_loss_since(*, player, since) -> int:
+    """What the player has lost (>= 0) in the window: resolved rounds' nets, and the stakes of
+    rounds still waiting for a decision counted as lost (the cautious reading)."""
+    from casino.models import Round, RoundStatus
+
+    rounds = Round.objects.filter(player=player, created_at__gte=since)
+    net = rounds.exclude(status=RoundStatus.AWAITING_DECISION).aggregate(total=Coalesce(Sum("net"), 0))["total"]
+    waiting = rounds.filter(status=RoundStatus.AWAITING_DECISION).aggregate(
+        total=Coalesce(Sum(F("main_bet") + F("tie_bet")), 0)
+    )["total"]
+    return max(0, -net + waiting)
+
+
+def deposited_since(*, player, since) -> int:
+    """Money brought into the wallet in the window: deposits and partner transfers in."""
+    return Posting.objects.filter(
+        account__player=player,
+        account__kind=AccountKind.PLAYER_WALLET,
+        direction=Direction.CREDIT,
+        entry__kind__in=[EntryKind.DEPOSIT, EntryKind.TRANSFER_IN],
+        entry__created_at__gte=since,
+    ).aggregate(total=Coalesce(Sum("amount"), 0))["total"]
+
+
+MEASURES = {LimitKind.WAGER: wagered_since, LimitKind.LOSS: net_loss_since, LimitKind.DEPOSIT: deposited_since}
+
+
+def protection_summary(*, player) -> dict:
+    now = clock.now()
+    limits = []
+    for kind in LimitKind:
+        for period in LimitPeriod:
+            current = limit_in_force(player=player, kind=kind, period=period, at=now)
+            pending = limit_pending(player=player, kind=kind, period=period, at=now)
+            if current is None and pending is None:
+                continue
+            used = MEASURES[kind](player=player, since=now - timedelta(days=PERIOD_DAYS[period]))
+            limits.append(
+                {
+                    "kind": kind.value,
+                    "period": period.value,
+                    "amount": current.amount if current else None,
+                    "used": used,
+                    "pending": None
+                    if pending is None
+                    else {"amount": pending.amount, "effective_from": _time(pending.effective_from)},
+                }
+            )
+    exclusion = exclusion_active(player=player, at=now)
+    reality = RealityCheck.objects.filter(player=player).first()
+    return {
+        "limits": limits,
+        "exclusion": None if exclusion is None else {"kind": exclusion.kind, "ends_at": _time(exclusion.ends_at)},
+        "reality_check": {"interval_minutes": reality.interval_minutes if reality else 0},
+        "session": session_figures(player=player, reality=reality, now=now),
+    }
+
+
+def session_figures(*, player, reality: RealityCheck | None = None, now=None) -> dict:
+    """The current session (since the last sign-in): how long, how many rounds, how much net."""
+    from casino.models import Round
+
+    now = now or clock.now()
+    reality = reality if reality is not None else RealityCheck.objects.filter(player=player).first()
+    started = (reality.session_started_at if reality else None) or now
+    rounds = Round.objects.filter(player=player, created_at__gte=started)
+    totals = rounds.aggregate(
+        staked=Coalesce(Sum(F("main_bet") + F("tie_bet") + F("raise_bet")), 0), net=Coalesce(Sum("net"), 0)
+    )
+    interval = reality.interval_minutes if reality else 0
+    elapsed = max(0, int((now - started).total_seconds()))
+    next_check = None
+    if interval:
+        done = elapsed // (interval * 60)
+        next_check = _time(started + timedelta(minutes=interval * (done + 1)))
+    return {
+        "started_at": _time(started),
+        "elapsed_s": elapsed,
+        "rounds": rounds.count(),
+        "staked": totals["staked"],
+        "net": totals["net"],
+        "next_reality_check_at": next_check,
+    }
+
+
+def _time(value):
+    return value.isoformat().replace("+00:00", "Z") if value else None

@@ -1,0 +1,136 @@
+"""Writes of player protection, and the checks that run inside the transactions that move money."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.contrib.sessions.models import Session
+from django.db import transaction
+from rest_framework.authtoken.models import Token
+
+from core import clock
+from core.audit import audit_record
+from core.errors import InvalidAmount, InvalidInput, LimitExceeded, SelfExcluded, StateConflict
+from protection.models import PERIOD_DAYS, Exclusion, ExclusionKind, LimitKind, LimitPeriod, PlayerLimit, RealityCheck
+from protection.selectors import MEASURES, exclusion_active, limit_in_force
+
+COOLING_OFF = timedelta(hours=24)
+TIMEOUT_DAYS = (1, 42)  # one day to six weeks
+SELF_EXCLUSION_MONTHS = {6: 183, 12: 365, 60: 1826}
+REALITY_CHECK_MINUTES = (10, 480)
+
+
+def _choice(value: object, choices, name: str):
+    try:
+        return choices(value)
+    except ValueError:
+        allowed = ", ".join(c.value for c in choices)
+        raise InvalidInput(f"{name} is one of {allowed}") from None
+
+
+def limit_set(*, player, kind: object, period: object, amount: object, caller) -> PlayerLimit:
+    """Set a limit. A lower limit (or a first one) applies at once; a higher one or a removal
+    only after 24 hours of cooling-off."""
+    kind = _choice(kind, LimitKind, "kind")
+    period = _choice(period, LimitPeriod, "period")
+    if amount is not None and (type(amount) is not int or amount <= 0):
+        raise InvalidAmount("a limit is a positive integer of minor units, or null to remove it")
+    now = clock.now()
+    with transaction.atomic():
+        player.__class__.objects.select_for_update().filter(pk=player.pk).first()  # one change at a time
+        current = limit_in_force(player=player, kind=kind, period=period, at=now)
+        current_amount = current.amount if current else None
+        tighter = amount is not None and (current_amount is None or amount < current_amount)
+        limit = PlayerLimit.objects.create(
+            player=player, kind=kind, period=period, amount=amount, requested_at=now,
+            effective_from=now if tighter or amount == current_amount else now + COOLING_OFF,
+            requested_by_type=caller.type, requested_by_id=caller.id,
+        )  # fmt: skip
+        audit_record(
+            actor_type=caller.type, actor_id=caller.id, action="limit.set", obj_type="player", obj_id=player.pk,
+            kind=kind.value, period=period.value, amount=amount, effective_from=limit.effective_from.isoformat(),
+        )  # fmt: skip
+    return limit
+
+
+def exclusion_start(*, player, kind: object, days: object = None, months: object = None, caller) -> Exclusion:
+    """A time-out (1 day to 6 weeks) or a self-exclusion (6 months, 1 year, 5 years). It starts at
+    once, signs the player out, and cannot be shortened or lifted by the player."""
+    kind = _choice(kind, ExclusionKind, "kind")
+    if kind is ExclusionKind.TIMEOUT:
+        if type(days) is not int or not TIMEOUT_DAYS[0] <= days <= TIMEOUT_DAYS[1]:
+            raise InvalidInput("a time-out lasts 1 to 42 days ('days')")
+        length = timedelta(days=days)
+    else:
+        if months not in SELF_EXCLUSION_MONTHS or type(months) is not int:
+            raise InvalidInput("a self-exclusion lasts 6, 12 or 60 months ('months')")
+        length = timedelta(days=SELF_EXCLUSION_MONTHS[months])
+    now = clock.now()
+    with transaction.atomic():
+        active = exclusion_active(player=player, at=now)
+        if active is not None and active.ends_at >= now + length:
+            raise StateConflict(f"the player is already excluded until {active.ends_at:%Y-%m-%d %H:%M} UTC")
+        exclusion = Exclusion.objects.create(
+            player=player, kind=kind, starts_at=now, ends_at=now + length,
+            requested_by_type=caller.type, requested_by_id=caller.id,
+        )  # fmt: skip
+        _sign_out(player.user)
+        audit_record(actor_type=caller.type, actor_id=caller.id, action="exclusion.started", obj_type="player",
+                     obj_id=player.pk, kind=kind.value, ends_at=exclusion.ends_at.isoformat())  # fmt: skip
+    return exclusion
+
+
+def _sign_out(user) -> None:
+    Token.objects.filter(user=user).delete()
+    for session in Session.objects.filter(expire_date__gt=clock.now()).iterator():
+        if str(session.get_decoded().get("_auth_user_id")) == str(user.pk):
+            session.delete()
+
+
+def reality_check_set(*, player, interval_minutes: object, caller) -> RealityCheck:
+    low, high = REALITY_CHECK_MINUTES
+    if type(interval_minutes) is not int or not (interval_minutes == 0 or low <= interval_minutes <= high):
+        raise InvalidInput(f"a reality check comes every {low} to {high} minutes (0: never)")
+    check, _ = RealityCheck.objects.get_or_create(player=player)
+    check.interval_minutes = interval_minutes
+    check.save(update_fields=["interval_minutes"])
+    audit_record(actor_type=caller.type, actor_id=caller.id, action="reality_check.set", obj_type="player",
+                 obj_id=player.pk, interval_minutes=interval_minutes)  # fmt: skip
+    return check
+
+
+def session_start(*, player) -> None:
+    """A sign-in starts a new session for the reality check's figures."""
+    RealityCheck.objects.update_or_create(player=player, defaults={"session_started_at": clock.now()})
+
+
+def protection_check_stake(*, player, amount: int) -> None:
+    """Inside the transaction that stakes `amount`, after the player's rounds are serialised:
+    refuse an excluded player, and a stake that would break a wager or loss limit."""
+    now = clock.now()
+    if exclusion_active(player=player, at=now) is not None:
+        raise SelfExcluded("the player is in a time-out or self-excluded")
+    _check_limits(player=player, kinds=(LimitKind.WAGER, LimitKind.LOSS), amount=amount, now=now)
+
+
+def protection_check_deposit(*, player, amount: int) -> None:
+    """Inside the transaction that brings `amount` into the wallet (with the player's row locked)."""
+    now = clock.now()
+    if exclusion_active(player=player, at=now) is not None:
+        raise SelfExcluded("the player is in a time-out or self-excluded")
+    player.__class__.objects.select_for_update().filter(pk=player.pk).first()
+    _check_limits(player=player, kinds=(LimitKind.DEPOSIT,), amount=amount, now=now)
+
+
+def _check_limits(*, player, kinds, amount: int, now) -> None:
+    for kind in kinds:
+        for period in LimitPeriod:
+            limit = limit_in_force(player=player, kind=kind, period=period, at=now)
+            if limit is None or limit.amount is None:
+                continue
+            used = MEASURES[kind](player=player, since=now - timedelta(days=PERIOD_DAYS[period]))
+            if used + amount > limit.amount:
+                raise LimitExceeded(
+                    f"this would exceed the {period.label} {kind.value} limit of {limit.amount} "
+                    f"({used} used, {limit.amount - used if limit.amount > used else 0} left)"
+                )
