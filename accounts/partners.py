@@ -14,8 +14,8 @@ from django.utils import timezone
 from accounts.models import Partner, PartnerNonce, Player, Transfer
 from core.audit import audit_record
 from core.errors import InvalidAmount, InvalidInput, NotFound, SignatureInvalid, WalletCurrencyMismatch
-from ledger.models import ActorType, EntryKind
-from ledger.services import Actor, Line, ledger_post, partner_account_open, player_accounts_open
+from ledger.models import ActorType
+from ledger.services import Actor, partner_transfer_post
 from protection.services import protection_check_deposit
 
 CLOCK_SKEW_S = 300
@@ -113,20 +113,13 @@ def partner_transfer(
     with transaction.atomic():
         if direction == Transfer.IN:
             protection_check_deposit(player=player, amount=amount)
-        wallet, _ = player_accounts_open(player=player)
-        clearing = partner_account_open(partner=partner, currency=player.currency)
         transfer = Transfer(partner=partner, player=player, direction=direction, amount=amount,
                             currency=player.currency, reference=reference)  # fmt: skip
-        sign = 1 if direction == Transfer.IN else -1
-        transfer.entry = ledger_post(
-            idempotency_key=f"transfer:{transfer.id}",
-            kind=EntryKind.TRANSFER_IN if direction == Transfer.IN else EntryKind.TRANSFER_OUT,
-            lines=[Line(clearing, -sign * amount), Line(wallet, sign * amount)],
-            actor=Actor(ActorType.PARTNER, str(partner.pk)),
-            reason=f"partner reference {reference}",
-            reference_type="transfer",
-            reference_id=str(transfer.id),
-        )
+        transfer.entry = partner_transfer_post(
+            partner=partner, player=player, amount=amount, into_wallet=direction == Transfer.IN,
+            idempotency_key=f"transfer:{transfer.id}", actor=Actor(ActorType.PARTNER, str(partner.pk)),
+            reason=f"partner reference {reference}", reference_id=str(transfer.id),
+        )  # fmt: skip
         transfer.save(force_insert=True)
         audit_record(actor_type=ActorType.PARTNER, actor_id=partner.pk, action=f"transfer.{direction}",
                      obj_type="transfer", obj_id=transfer.id, amount=amount, reference=reference)  # fmt: skip

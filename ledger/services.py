@@ -316,6 +316,49 @@ def wallet_deposit(*, player, amount: int, idempotency_key: str, actor: Actor, r
     )
 
 
+def stake_into_play(*, player, amount: int, idempotency_key: str, actor: Actor, reason: str,
+                    reference_type: str, reference_id: str) -> JournalEntry:  # fmt: skip
+    """Stakes leave the wallet for the player's money in play (refused beyond the balance)."""
+    wallet, in_play = player_accounts_open(player=player)
+    return ledger_post(
+        idempotency_key=idempotency_key, kind=EntryKind.STAKE, lines=[Line(wallet, -amount), Line(in_play, amount)],
+        actor=actor, reason=reason, reference_type=reference_type, reference_id=reference_id,
+    )  # fmt: skip
+
+
+def stakes_settle(*, player, currency: str, staked: int, payout: int, idempotency_key: str, actor: Actor,
+                  reason: str, reference_type: str, reference_id: str) -> JournalEntry:  # fmt: skip
+    """Everything staked leaves money in play: the payout to the wallet, the rest to the house
+    (or the house pays what the payout exceeds the stakes by)."""
+    if type(staked) is not int or type(payout) is not int or staked <= 0 or payout < 0:
+        raise InvalidAmount("stakes are positive and a payout is not negative")
+    wallet, in_play = player_accounts_open(player=player)
+    lines = [Line(in_play, -staked)]
+    if payout:
+        lines.append(Line(wallet, payout))
+    if staked != payout:
+        lines.append(Line(house_account(currency=currency, spread_by=idempotency_key), staked - payout))
+    return ledger_post(
+        idempotency_key=idempotency_key, kind=EntryKind.SETTLEMENT, lines=lines, actor=actor, reason=reason,
+        reference_type=reference_type, reference_id=reference_id,
+    )  # fmt: skip
+
+
+def partner_transfer_post(*, partner, player, amount: int, into_wallet: bool, idempotency_key: str, actor: Actor,
+                          reason: str, reference_id: str) -> JournalEntry:  # fmt: skip
+    """Money between a partner's settlement account and its player's wallet (`out` beyond the
+    wallet's balance is refused)."""
+    wallet, _ = player_accounts_open(player=player)
+    clearing = partner_account_open(partner=partner, currency=player.currency)
+    sign = 1 if into_wallet else -1
+    return ledger_post(
+        idempotency_key=idempotency_key,
+        kind=EntryKind.TRANSFER_IN if into_wallet else EntryKind.TRANSFER_OUT,
+        lines=[Line(clearing, -sign * amount), Line(wallet, sign * amount)],
+        actor=actor, reason=reason, reference_type="transfer", reference_id=reference_id,
+    )  # fmt: skip
+
+
 # --- Maker-checker adjustments -------------------------------------------------------------------
 
 

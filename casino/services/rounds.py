@@ -46,8 +46,7 @@ from core.errors import (
     UnknownTable,
     WalletCurrencyMismatch,
 )
-from ledger.models import EntryKind
-from ledger.services import Line, ledger_post, player_accounts_open
+from ledger.services import stake_into_play
 from protection.services import protection_check_stake
 
 logger = logging.getLogger(__name__)
@@ -133,16 +132,10 @@ def round_place(*, player, table_id: object, main_bet: object, tie_bet: object =
         protection_check_stake(player=player, amount=main + tie)
 
         round_id = uuid.uuid4()
-        wallet, in_play = player_accounts_open(player=player)
-        ledger_post(
-            idempotency_key=f"round:{round_id}:stake",
-            kind=EntryKind.STAKE,
-            lines=[Line(wallet, -(main + tie)), Line(in_play, main + tie)],
-            actor=caller.actor,
-            reason="main and tie bets" if tie else "main bet",
-            reference_type="round",
-            reference_id=str(round_id),
-        )
+        stake_into_play(
+            player=player, amount=main + tie, idempotency_key=f"round:{round_id}:stake", actor=caller.actor,
+            reason="main and tie bets" if tie else "main bet", reference_type="round", reference_id=str(round_id),
+        )  # fmt: skip
 
         if rules.shuffle is ShuffleMode.FRESH:
             shoe_nonce, position = nonce, 0
@@ -214,16 +207,10 @@ def _resolve_decision(round_: Round, action: Action, caller: Caller, *, timed_ou
     if state.phase is not Phase.AWAITING_DECISION or state.player_card.code != round_.player_card:
         raise RuntimeError(f"round {round_.id} does not replay to its dealt cards")
     if action is Action.WAR:
-        wallet, in_play = player_accounts_open(player=round_.player)
-        ledger_post(
-            idempotency_key=f"round:{round_.id}:raise",
-            kind=EntryKind.STAKE,
-            lines=[Line(wallet, -round_.main_bet), Line(in_play, round_.main_bet)],
-            actor=caller.actor,
-            reason="raise to go to war",
-            reference_type="round",
-            reference_id=str(round_.id),
-        )
+        stake_into_play(
+            player=round_.player, amount=round_.main_bet, idempotency_key=f"round:{round_.id}:raise",
+            actor=caller.actor, reason="raise to go to war", reference_type="round", reference_id=str(round_.id),
+        )  # fmt: skip
     state = decide(state, action, cards)
     now = timezone.now()
     _apply_resolution(round_, state, now)

@@ -17,8 +17,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from casino.models import Round, RoundStatus
-from ledger.models import EntryKind
-from ledger.services import Actor, Line, house_account, ledger_post, player_accounts_open
+from ledger.services import Actor, stakes_settle
 
 logger = logging.getLogger(__name__)
 SWEEP_AFTER_S = 3
@@ -53,22 +52,12 @@ def round_settle(*, round_id: uuid.UUID | str) -> bool:
         if round_ is None or round_.status != RoundStatus.RESOLVED:
             return False
         staked = round_.main_bet + round_.tie_bet + round_.raise_bet
-        payout = round_.payout
-        wallet, in_play = player_accounts_open(player=round_.player)
-        lines = [Line(in_play, -staked)]
-        if payout:
-            lines.append(Line(wallet, payout))
-        if staked != payout:
-            lines.append(Line(house_account(currency=round_.currency, spread_by=str(round_.id)), staked - payout))
-        ledger_post(
-            idempotency_key=f"round:{round_.id}:settle",
-            kind=EntryKind.SETTLEMENT,
-            lines=lines,
-            actor=Actor.system("settlement"),
-            reason=f"{round_.outcome}: payout {payout} of {staked} staked",
-            reference_type="round",
-            reference_id=str(round_.id),
-        )
+        stakes_settle(
+            player=round_.player, currency=round_.currency, staked=staked, payout=round_.payout,
+            idempotency_key=f"round:{round_.id}:settle", actor=Actor.system("settlement"),
+            reason=f"{round_.outcome}: payout {round_.payout} of {staked} staked",
+            reference_type="round", reference_id=str(round_.id),
+        )  # fmt: skip
         round_.status = RoundStatus.SETTLED
         round_.settled_at = timezone.now()
         round_.settle_attempts = F("settle_attempts") + 1
