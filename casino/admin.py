@@ -3,6 +3,7 @@ from django.utils.html import format_html, format_html_join
 
 from casino.models import Round, SeedPair, Table, WebhookAttempt, WebhookDelivery
 from casino.selectors import round_verification, table_house_edge
+from core.admin_base import ReadOnlyAdmin
 from ledger.selectors import entries_for_reference
 
 RULE_FIELDS = ("decks", "burn", "tie_pays", "tie_after_tie_bonus", "shuffle", "penetration", "house_rule")
@@ -44,19 +45,8 @@ class TableAdmin(admin.ModelAdmin):
         queryset.update(is_open=False)
 
 
-class ReadOnly(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
 @admin.register(Round)
-class RoundAdmin(ReadOnly):
+class RoundAdmin(ReadOnlyAdmin):
     list_display = (
         "id",
         "created_at",
@@ -172,7 +162,7 @@ class RoundAdmin(ReadOnly):
 
 
 @admin.register(SeedPair)
-class SeedPairAdmin(ReadOnly):
+class SeedPairAdmin(ReadOnlyAdmin):
     list_display = ("player", "server_seed_hash", "client_seed", "next_nonce", "active", "created_at", "revealed_at")
     list_filter = ("active",)
     search_fields = ("player__user__username", "server_seed_hash")
@@ -197,7 +187,7 @@ class WebhookAttemptInline(admin.TabularInline):
 
 
 @admin.register(WebhookDelivery)
-class WebhookDeliveryAdmin(ReadOnly):
+class WebhookDeliveryAdmin(ReadOnlyAdmin):
     list_display = ("id", "partner", "round", "attempts", "last_status_code", "delivered_at", "next_attempt_at")
     list_filter = ("partner", ("delivered_at", admin.EmptyFieldListFilter))
     search_fields = ("=id", "=round__id")

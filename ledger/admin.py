@@ -8,6 +8,7 @@ import json
 from django.contrib import admin, messages
 from django.utils.html import format_html
 
+from core.admin_base import ReadOnlyAdmin
 from core.errors import ServiceError
 from ledger.models import (
     Account,
@@ -20,17 +21,6 @@ from ledger.models import (
 )
 from ledger.money import Money
 from ledger.services import adjustment_approve, adjustment_propose, adjustment_reject
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 class PostingInline(admin.TabularInline):

@@ -1,8 +1,9 @@
 """The database itself keeps the ledger honest, whatever code talks to it.
 
-PostgreSQL: UPDATE and DELETE of entries, postings and seals are refused; a deferred constraint
-trigger refuses, at commit, an entry whose postings do not balance per currency, an entry with
-fewer than two postings, and a posting in another currency than its account.
+PostgreSQL: UPDATE and DELETE of entries, postings and seals are refused; deferred constraint
+triggers refuse, at commit, an entry whose postings do not balance per currency or post in another
+currency than their account (checked once per entry, by its last posting, when the whole entry is
+there) and an entry with fewer than two postings.
 SQLite (the embedded default): UPDATE and DELETE are refused; balance is checked by the service.
 """
 
@@ -26,42 +27,45 @@ POSTGRES_FORWARD = [
         for table in APPEND_ONLY_TABLES
     ],
     """
-    CREATE OR REPLACE FUNCTION ledger_assert_entry(entry bigint) RETURNS void LANGUAGE plpgsql AS $$
+    CREATE OR REPLACE FUNCTION ledger_check_posting_entry() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE
         unbalanced record;
-        posting_count integer;
     BEGIN
+        IF NEW.id <> (SELECT max(id) FROM ledger_posting WHERE entry_id = NEW.entry_id) THEN
+            RETURN NULL;  -- the entry's last posting checks the whole entry
+        END IF;
         SELECT currency, SUM(CASE WHEN direction = 'C' THEN amount ELSE -amount END) AS total
           INTO unbalanced
-          FROM ledger_posting WHERE entry_id = entry
+          FROM ledger_posting WHERE entry_id = NEW.entry_id
          GROUP BY currency
         HAVING SUM(CASE WHEN direction = 'C' THEN amount ELSE -amount END) <> 0
          LIMIT 1;
         IF FOUND THEN
-            RAISE EXCEPTION 'ledger entry % does not balance in %: off by %', entry, unbalanced.currency, unbalanced.total
-                USING ERRCODE = 'integrity_constraint_violation';
-        END IF;
-        SELECT count(*) INTO posting_count FROM ledger_posting WHERE entry_id = entry;
-        IF posting_count < 2 THEN
-            RAISE EXCEPTION 'ledger entry % has % posting(s); an entry needs at least two', entry, posting_count
-                USING ERRCODE = 'integrity_constraint_violation';
+            RAISE EXCEPTION 'ledger entry % does not balance in %: off by %', NEW.entry_id, unbalanced.currency,
+                unbalanced.total USING ERRCODE = 'integrity_constraint_violation';
         END IF;
         IF EXISTS (
             SELECT 1 FROM ledger_posting p JOIN ledger_account a ON a.id = p.account_id
-             WHERE p.entry_id = entry AND p.currency <> a.currency
+             WHERE p.entry_id = NEW.entry_id AND p.currency <> a.currency
         ) THEN
-            RAISE EXCEPTION 'ledger entry % posts in a currency other than its account''s', entry
+            RAISE EXCEPTION 'ledger entry % posts in a currency other than its account''s', NEW.entry_id
                 USING ERRCODE = 'integrity_constraint_violation';
         END IF;
+        RETURN NULL;
     END $$;
     """,
     """
-    CREATE OR REPLACE FUNCTION ledger_check_posting_entry() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN PERFORM ledger_assert_entry(NEW.entry_id); RETURN NULL; END $$;
-    """,
-    """
     CREATE OR REPLACE FUNCTION ledger_check_new_entry() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN PERFORM ledger_assert_entry(NEW.id); RETURN NULL; END $$;
+    DECLARE
+        posting_count integer;
+    BEGIN
+        SELECT count(*) INTO posting_count FROM ledger_posting WHERE entry_id = NEW.id;
+        IF posting_count < 2 THEN
+            RAISE EXCEPTION 'ledger entry % has % posting(s); an entry needs at least two', NEW.id, posting_count
+                USING ERRCODE = 'integrity_constraint_violation';
+        END IF;
+        RETURN NULL;
+    END $$;
     """,
     """
     CREATE CONSTRAINT TRIGGER ledger_posting_entry_balanced AFTER INSERT ON ledger_posting
@@ -79,7 +83,6 @@ POSTGRES_BACKWARD = [
     *[f"DROP TRIGGER IF EXISTS {table}_append_only ON {table};" for table in APPEND_ONLY_TABLES],
     "DROP FUNCTION IF EXISTS ledger_check_posting_entry();",
     "DROP FUNCTION IF EXISTS ledger_check_new_entry();",
-    "DROP FUNCTION IF EXISTS ledger_assert_entry(bigint);",
     "DROP FUNCTION IF EXISTS ledger_refuse_change();",
 ]
 

@@ -19,9 +19,11 @@ DECLARE
     v_account bigint;
     v_delta bigint;
     v_balance bigint;
-    v_running jsonb := '{}'::jsonb;
+    v_ids bigint[] := '{}';
+    v_running bigint[] := '{}';
     v_after bigint[] := '{}';
     i integer;
+    j integer;
 BEGIN
     INSERT INTO ledger_journalentry (idempotency_key, request_hash, kind, reason, actor_type, actor_id,
                                      reference_type, reference_id, reverses_id, created_at)
@@ -51,14 +53,14 @@ BEGIN
             END IF;
             RAISE EXCEPTION 'ledger account % does not exist', v_account USING ERRCODE = 'LDG02';
         END IF;
-        -- The balance before this entry: each line then adds its amount, in order.
-        v_running := v_running || jsonb_build_object(v_account::text, v_balance - v_delta);
+        v_ids := v_ids || v_account;
+        v_running := v_running || (v_balance - v_delta);  -- the balance before this entry
     END LOOP;
 
     FOR i IN 1 .. array_length(p_accounts, 1) LOOP
-        v_balance := (v_running ->> p_accounts[i]::text)::bigint + p_amounts[i];
-        v_running := v_running || jsonb_build_object(p_accounts[i]::text, v_balance);
-        v_after := v_after || v_balance;
+        j := array_position(v_ids, p_accounts[i]);
+        v_running[j] := v_running[j] + p_amounts[i];
+        v_after := v_after || v_running[j];
     END LOOP;
 
     INSERT INTO ledger_posting (entry_id, account_id, direction, amount, currency, balance_after)
