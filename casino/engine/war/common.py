@@ -127,7 +127,7 @@ def play_common(
                         if len(holders) > 1:
                             draw_reason = Reason.SHORT_DRAW
                             break
-                        for s in participants:
+                        for s in list(participants):  # a copy: dropping removes seats from in_war
                             if s != holders[0]:
                                 _drop(stocks[s], trick[s], s, in_war, n, war_steps, events)
                         winner = holders[0]

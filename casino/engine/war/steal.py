@@ -224,7 +224,7 @@ class _StealGame:
                         if len(holders) > 1:
                             draw = True
                             break
-                        for s in participants:
+                        for s in list(participants):  # a copy: dropping removes seats from in_war
                             if s != holders[0]:
                                 self._drop(s, trick, in_war, war_steps)
                         winner = holders[0]
