@@ -135,9 +135,9 @@ def test_gather_shuffle_needs_a_stream():
 
 
 def test_lose_rule_every_short_seat_drops_with_three_seats_fighting():
-    # Three sevens; every seat is short of the two cards a war needs. Seat 2 holds the most and
-    # takes the trick; seats 0 and 1 both drop out with their stocks in the trick.
-    deal = [["7S"], ["7H", "2C"], ["7D", "3C", "4C"]]
-    game = play("multiplayer", deal, {"out_of_cards": "lose"})
-    assert summary(game, 1) == [{"n": 1, "up": ["7S", "7H", "7D"], "war_steps": 1, "winner": 2, "counts": [0, 0, 6]}]
+    # Three sevens, then a war of 3 down + 1 up: the seats hold 1, 2 and 3 cards, all short.
+    # Seat 2 holds the most and takes the trick; seats 0 and 1 both drop out with their stocks.
+    deal = [["7S", "2S"], ["7H", "2C", "3H"], ["7D", "3C", "4C", "5C"]]
+    game = play("multiplayer", deal, {"out_of_cards": "lose", "down": 3})
+    assert summary(game, 1) == [{"n": 1, "up": ["7S", "7H", "7D"], "war_steps": 1, "winner": 2, "counts": [0, 0, 9]}]
     assert game.result.winner == 2 and game.result.reason is Reason.ALL_CARDS
