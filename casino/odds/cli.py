@@ -39,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--svg", help="war-stats: write the game-length chart to this file")
     parser.add_argument("--out", default="docs", help="war-report: folder for WAR_STATISTICS.md and charts/")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--bulk", action="store_true", help="war-stats: the compiled bulk path (needs numba)")
     args = parser.parse_args(argv)
     if args.job == "validate":
         from casino.odds.validation import validate
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.job == "war-stats":
         from casino.odds.war_stats import length_histogram_svg, simulate
 
-        stats = simulate(args.preset, json.loads(args.options), games=args.games, seed=args.seed,
+        stats = simulate(args.preset, json.loads(args.options), games=args.games, seed=args.seed, bulk=args.bulk,
                          progress=_progress(args.games, f"war-stats {args.preset}", args.quiet))  # fmt: skip
         if args.svg:
             with open(args.svg, "w") as handle:

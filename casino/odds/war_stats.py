@@ -34,17 +34,24 @@ class VariantStats:
 
     def add(self, game) -> None:
         result = game.result
+        self.add_summary(
+            winner=result.winner, reason=result.reason, battles=result.battles,
+            wars=sum(1 for b in game.battles if b.war_steps >= 1),
+            double_wars=sum(1 for b in game.battles if b.war_steps >= 2),
+        )  # fmt: skip
+
+    def add_summary(self, *, winner: int | None, reason: Reason, battles: int, wars: int, double_wars: int) -> None:
         self.games += 1
-        self.reasons[result.reason.value] += 1
-        if result.winner is None:
+        self.reasons[reason.value] += 1
+        if winner is None:
             self.draws += 1
         else:
-            self.wins[result.winner] += 1
-        if result.reason in LIMIT_REASONS:
+            self.wins[winner] += 1
+        if reason in LIMIT_REASONS:
             self.limited += 1
-        self.lengths.append(result.battles)
-        self.wars.append(sum(1 for b in game.battles if b.war_steps >= 1))
-        self.double_wars.append(sum(1 for b in game.battles if b.war_steps >= 2))
+        self.lengths.append(battles)
+        self.wars.append(wars)
+        self.double_wars.append(double_wars)
 
     def as_json(self) -> dict[str, Any]:
         ordered = sorted(self.lengths)
@@ -74,12 +81,26 @@ class VariantStats:
 
 def simulate(
     preset: str, options: dict[str, Any] | None = None, *, games: int, seed: str = "war-stats",
-    progress: Iterable[int] | None = None,
+    progress: Iterable[int] | None = None, bulk: bool = False,
 ) -> VariantStats:  # fmt: skip
+    """`bulk=True` plays the games on the compiled bulk path (same results, deal for deal) where
+    the variant allows it (the common model with seat or winner gathering)."""
     rules = build_rules(preset, options or {})
     stats = VariantStats(preset=preset, options=dict(options or {}), seats=rules.seats)
     key = seed_bytes(seed)
-    for nonce in progress if progress is not None else range(games):
+    nonces = progress if progress is not None else range(games)
+    if bulk:
+        from casino.odds.bulk import REASONS, play_many, supports
+
+        if supports(rules):
+            deals = [seeded_deal(rules, HmacStream(key, preset, nonce)) for nonce in nonces]
+            for row in play_many(rules, deals):
+                stats.add_summary(
+                    winner=None if row[0] < 0 else int(row[0]), reason=Reason(REASONS[row[1]]), battles=int(row[2]),
+                    wars=int(row[3]), double_wars=int(row[4]),
+                )  # fmt: skip
+            return stats
+    for nonce in nonces:
         stream = HmacStream(key, preset, nonce)
         stats.add(play_dealt(rules, seeded_deal(rules, stream), stream, record_events=False))
     return stats
