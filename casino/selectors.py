@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import uuid
+
 from casino.engine import card, shoe
 from casino.models import Round, RoundStatus, SeedPair, Table
 from casino.odds import casino_war_odds, decision_values
+from core.times import rfc3339
 
 
 def table_list_open():
@@ -42,8 +45,6 @@ def round_list_for_player(*, player):
 
 
 def round_get_for_player(*, player, round_id) -> Round | None:
-    import uuid
-
     try:
         pk = uuid.UUID(str(round_id))
     except ValueError:
@@ -94,21 +95,17 @@ def round_representation(round_: Round) -> dict:
         "net": round_.net if resolved else None,
         "payout": round_.payout if resolved else None,
         "nets": round_.nets if resolved else None,
-        "decision_deadline": _time(round_.decision_deadline) if not resolved else None,
+        "decision_deadline": rfc3339(round_.decision_deadline) if not resolved else None,
         "decision_values": round_decision_values(round_),
         "fairness": {
             "server_seed_hash": round_.seed_pair.server_seed_hash,
             "client_seed": round_.seed_pair.client_seed,
             "nonce": round_.nonce,
         },
-        "created_at": _time(round_.created_at),
-        "resolved_at": _time(round_.resolved_at),
-        "settled_at": _time(round_.settled_at),
+        "created_at": rfc3339(round_.created_at),
+        "resolved_at": rfc3339(round_.resolved_at),
+        "settled_at": rfc3339(round_.settled_at),
     }
-
-
-def _time(value) -> str | None:
-    return value.isoformat().replace("+00:00", "Z") if value else None
 
 
 def fairness_representation(*, player, active: SeedPair) -> dict:

@@ -8,6 +8,7 @@ from django.db.models import F, Sum
 from django.db.models.functions import Coalesce
 
 from core import clock
+from core.times import rfc3339
 from ledger.models import AccountKind, Direction, EntryKind, Posting
 from protection.models import PERIOD_DAYS, Exclusion, LimitKind, LimitPeriod, PlayerLimit, RealityCheck
 
@@ -94,14 +95,14 @@ def protection_summary(*, player) -> dict:
                     "used": used,
                     "pending": None
                     if pending is None
-                    else {"amount": pending.amount, "effective_from": _time(pending.effective_from)},
+                    else {"amount": pending.amount, "effective_from": rfc3339(pending.effective_from)},
                 }
             )
     exclusion = exclusion_active(player=player, at=now)
     reality = RealityCheck.objects.filter(player=player).first()
     return {
         "limits": limits,
-        "exclusion": None if exclusion is None else {"kind": exclusion.kind, "ends_at": _time(exclusion.ends_at)},
+        "exclusion": None if exclusion is None else {"kind": exclusion.kind, "ends_at": rfc3339(exclusion.ends_at)},
         "reality_check": {"interval_minutes": reality.interval_minutes if reality else 0},
         "session": session_figures(player=player, reality=reality, now=now),
     }
@@ -123,16 +124,12 @@ def session_figures(*, player, reality: RealityCheck | None = None, now=None) ->
     next_check = None
     if interval:
         done = elapsed // (interval * 60)
-        next_check = _time(started + timedelta(minutes=interval * (done + 1)))
+        next_check = rfc3339(started + timedelta(minutes=interval * (done + 1)))
     return {
-        "started_at": _time(started),
+        "started_at": rfc3339(started),
         "elapsed_s": elapsed,
         "rounds": rounds.count(),
         "staked": totals["staked"],
         "net": totals["net"],
         "next_reality_check_at": next_check,
     }
-
-
-def _time(value):
-    return value.isoformat().replace("+00:00", "Z") if value else None

@@ -33,6 +33,7 @@ from casino.services.callers import Caller
 from casino.services.fairness import seed_pair_active, seed_pair_rotate
 from casino.services.rounds import round_decide, round_place
 from core.errors import InvalidInput, NotFound, ServiceError
+from core.times import rfc3339
 from ledger.selectors import account_lines, player_wallet_summary
 from ledger.services import player_accounts_open
 from protection.selectors import protection_summary, session_figures
@@ -199,7 +200,7 @@ class WalletTransactionsView(PlayerScoped):
                     "amount": line.signed_amount,
                     "balance_after": line.balance_after,
                     "round": line.entry.reference_id if line.entry.reference_type == "round" else None,
-                    "created_at": line.entry.created_at.isoformat().replace("+00:00", "Z"),
+                    "created_at": rfc3339(line.entry.created_at),
                 }
                 for line in page
             ]
@@ -316,9 +317,7 @@ class ExclusionsView(PlayerScoped):
         data = _body(request)
         exclusion = exclusion_start(player=player, kind=data.get("kind"), days=data.get("days"),
                                     months=data.get("months"), caller=self.get_caller(player))  # fmt: skip
-        return Response(
-            {"kind": exclusion.kind, "ends_at": exclusion.ends_at.isoformat().replace("+00:00", "Z")}, status=201
-        )
+        return Response({"kind": exclusion.kind, "ends_at": rfc3339(exclusion.ends_at)}, status=201)
 
 
 class RealityCheckView(PlayerScoped):
@@ -381,7 +380,7 @@ class PartnerTransferView(PartnerScoped):
                 "currency": transfer.currency,
                 "reference": transfer.reference,
                 "balance": player_wallet_summary(player=player)["balance"],
-                "created_at": transfer.created_at.isoformat().replace("+00:00", "Z"),
+                "created_at": rfc3339(transfer.created_at),
             }
 
         return idempotent(request, scope=Caller.partner(partner).scope, work=work)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from casino.engine.cards import RANK_CHARS
@@ -316,7 +316,3 @@ def build_rules(preset: str, options: dict[str, Any] | None = None, *, seats: in
         objective=_enum(Objective, "objective", merged.get("objective", "broke")),
     )
     return rules
-
-
-def with_seats(rules: WarRules, seats: int) -> WarRules:
-    return replace(rules, seats=seats)
