@@ -3,6 +3,7 @@ from django.utils.html import format_html, format_html_join
 
 from casino.models import Round, SeedPair, Table, WebhookAttempt, WebhookDelivery
 from casino.selectors import round_verification, table_house_edge
+from casino.services.tables import table_set_open
 from core.admin_base import ReadOnlyAdmin
 from ledger.selectors import entries_for_reference
 
@@ -38,11 +39,13 @@ class TableAdmin(admin.ModelAdmin):
 
     @admin.action(description="Open the selected tables", permissions=["change"])
     def open_tables(self, request, queryset):
-        queryset.update(is_open=True)
+        for table in queryset:
+            table_set_open(table=table, is_open=True, by_user=request.user)
 
     @admin.action(description="Close the selected tables", permissions=["change"])
     def close_tables(self, request, queryset):
-        queryset.update(is_open=False)
+        for table in queryset:
+            table_set_open(table=table, is_open=False, by_user=request.user)
 
 
 @admin.register(Round)

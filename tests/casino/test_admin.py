@@ -47,3 +47,14 @@ def test_audit_log_is_read_only(admin_client, player, table):
     round_place(player=player, table_id=table.pk, main_bet=1000, caller=Caller.player(player))
     assert "round.placed" in admin_client.get("/admin/core/auditevent/").content.decode()
     assert admin_client.get("/admin/core/auditevent/add/").status_code == 403
+
+
+def test_opening_and_closing_tables_is_audited(admin_client, admin_user, table):
+    from core.models import AuditEvent
+
+    response = admin_client.post("/admin/casino/table/", {"action": "close_tables", "_selected_action": [table.pk]})
+    assert response.status_code == 302
+    table.refresh_from_db()
+    assert not table.is_open
+    event = AuditEvent.objects.get(action="table.closed")
+    assert event.actor_id == str(admin_user.pk) and event.object_id == str(table.pk)
