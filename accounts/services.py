@@ -16,21 +16,25 @@ from core.audit import audit_record
 from core.errors import InvalidInput, UsernameTaken
 from ledger.services import player_accounts_open
 
-# app_label.codename per role; "view" everywhere for auditors.
+# app_label.codename per role; auditors get every "view" permission of the audited apps.
 ROLE_PERMISSIONS: dict[str, set[str]] = {
     OPERATOR: {
         "casino.view_table", "casino.change_table", "casino.add_table",
+        "casino.view_round", "casino.view_seedpair", "casino.view_webhookdelivery",
         "accounts.view_player", "accounts.change_player", "accounts.view_partner",
         "ledger.view_account", "ledger.view_journalentry", "ledger.view_posting", "ledger.view_entryseal",
         "ledger.view_verificationrun", "ledger.view_adjustment", "ledger.add_adjustment", "ledger.change_adjustment",
+        "protection.view_playerlimit", "protection.view_exclusion", "protection.view_realitycheck",
+        "core.view_auditevent",
     },
     SUPPORT: {
-        "accounts.view_player", "casino.view_table",
+        "accounts.view_player", "casino.view_table", "casino.view_round",
         "ledger.view_account", "ledger.view_journalentry", "ledger.view_posting",
         "ledger.view_adjustment", "ledger.add_adjustment",
+        "protection.view_playerlimit", "protection.view_exclusion",
     },
 }  # fmt: skip
-AUDITED_APPS = ("accounts", "casino", "ledger")
+AUDITED_APPS = ("accounts", "casino", "ledger", "protection", "core", "admin")
 
 
 def roles_sync() -> dict[str, int]:

@@ -1,0 +1,55 @@
+"""Staff sign-ins, failed sign-ins and permission changes go to the audit log.
+
+Django announces these only through signals, so the receivers are thin: each records one event
+through `core.audit.audit_record` and does nothing else.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import Group
+from django.contrib.auth.signals import user_logged_in, user_login_failed
+from django.db.models.signals import m2m_changed
+from django.dispatch import receiver
+
+from accounts.models import User
+from core.audit import audit_record
+
+
+def _ip(request) -> str:
+    return (request.META.get("REMOTE_ADDR", "") if request is not None else "")[:45]
+
+
+@receiver(user_logged_in)
+def record_sign_in(sender, request, user, **kwargs):
+    if user.is_staff:
+        audit_record(actor_type="operator", actor_id=user.pk, action="staff.signed_in", obj_type="user",
+                     obj_id=user.pk, ip=_ip(request))  # fmt: skip
+
+
+@receiver(user_login_failed)
+def record_failed_sign_in(sender, credentials, request=None, **kwargs):
+    username = str(credentials.get("username", ""))[:150]
+    audit_record(actor_type="anonymous", actor_id=username or "-", action="sign_in.failed", obj_type="user",
+                 obj_id=username or "-", ip=_ip(request))  # fmt: skip
+
+
+def _record_permission_change(action: str, obj_type: str, instance, kwargs) -> None:
+    if kwargs["action"] not in ("post_add", "post_remove", "post_clear"):
+        return
+    audit_record(actor_type="system", actor_id="permissions", action=f"{action}.{kwargs['action'][5:]}",
+                 obj_type=obj_type, obj_id=instance.pk, changed=sorted(kwargs.get("pk_set") or []))  # fmt: skip
+
+
+@receiver(m2m_changed, sender=User.groups.through)
+def record_group_change(sender, instance, **kwargs):
+    _record_permission_change("user.groups", "user", instance, kwargs)
+
+
+@receiver(m2m_changed, sender=User.user_permissions.through)
+def record_user_permission_change(sender, instance, **kwargs):
+    _record_permission_change("user.permissions", "user", instance, kwargs)
+
+
+@receiver(m2m_changed, sender=Group.permissions.through)
+def record_group_permission_change(sender, instance, **kwargs):
+    _record_permission_change("group.permissions", "group", instance, kwargs)

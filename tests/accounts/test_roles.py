@@ -1,0 +1,80 @@
+"""The permission matrix: each staff role can do exactly what it should, in the back office."""
+
+import pytest
+from django.contrib.auth.models import Group
+
+from accounts.roles import AUDITOR, OPERATOR, SUPPORT
+from accounts.services import roles_sync
+from core.models import AuditEvent
+from tests.factories import StaffFactory
+
+pytestmark = pytest.mark.django_db
+
+# (permission, operator, auditor, support)
+MATRIX = [
+    ("casino.view_table", True, True, True),
+    ("casino.change_table", True, False, False),
+    ("casino.add_table", True, False, False),
+    ("casino.delete_table", False, False, False),
+    ("casino.view_round", True, True, True),
+    ("casino.change_round", False, False, False),
+    ("casino.view_webhookdelivery", True, True, False),
+    ("accounts.view_player", True, True, True),
+    ("accounts.change_player", True, False, False),
+    ("accounts.view_partner", True, True, False),
+    ("accounts.change_partner", False, False, False),
+    ("ledger.view_journalentry", True, True, True),
+    ("ledger.change_journalentry", False, False, False),
+    ("ledger.view_verificationrun", True, True, False),
+    ("ledger.view_adjustment", True, True, True),
+    ("ledger.add_adjustment", True, False, True),
+    ("ledger.change_adjustment", True, False, False),  # approving and rejecting
+    ("protection.view_playerlimit", True, True, True),
+    ("protection.change_playerlimit", False, False, False),
+    ("core.view_auditevent", True, True, False),
+    ("admin.view_logentry", False, True, False),
+    ("auth.change_user", False, False, False),
+]
+
+
+def staff(role):
+    user = StaffFactory()
+    user.groups.add(Group.objects.get(name=role))
+    return type(user).objects.get(pk=user.pk)  # fresh permission cache
+
+
+@pytest.mark.parametrize(("permission", "operator", "auditor", "support"), MATRIX)
+def test_permission_matrix(permission, operator, auditor, support):
+    roles_sync()
+    for role, expected in ((OPERATOR, operator), (AUDITOR, auditor), (SUPPORT, support)):
+        assert staff(role).has_perm(permission) is expected, (role, permission)
+
+
+def test_an_auditor_reads_everything_in_the_admin_and_changes_nothing(client):
+    roles_sync()
+    auditor = staff(AUDITOR)
+    client.force_login(auditor)
+    for page in ("casino/round", "casino/table", "ledger/journalentry", "ledger/account", "accounts/player",
+                 "protection/playerlimit", "core/auditevent", "admin/logentry", "ledger/verificationrun"):  # fmt: skip
+        assert client.get(f"/admin/{page}/").status_code == 200, page
+    assert client.get("/admin/casino/table/add/").status_code == 403
+    assert client.get("/admin/ledger/adjustment/add/").status_code == 403
+
+
+def test_support_cannot_open_the_ledger_verification_runs(client):
+    roles_sync()
+    client.force_login(staff(SUPPORT))
+    assert client.get("/admin/ledger/verificationrun/").status_code == 403
+    assert client.get("/admin/ledger/adjustment/add/").status_code == 200
+
+
+def test_sign_ins_failures_and_permission_changes_are_recorded(client):
+    roles_sync()
+    user = StaffFactory(username="olga")
+    user.set_password("a-long-pass-phrase")
+    user.save()
+    client.post("/admin/login/", {"username": "olga", "password": "wrong"})
+    client.post("/admin/login/", {"username": "olga", "password": "a-long-pass-phrase"})
+    user.groups.add(Group.objects.get(name=OPERATOR))
+    actions = list(AuditEvent.objects.values_list("action", flat=True))
+    assert "sign_in.failed" in actions and "staff.signed_in" in actions and "user.groups.add" in actions
