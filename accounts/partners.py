@@ -13,8 +13,9 @@ from django.utils import timezone
 
 from accounts.models import Partner, PartnerNonce, Player, Transfer
 from core.audit import audit_record
-from core.errors import InvalidAmount, InvalidInput, NotFound, SignatureInvalid, WalletCurrencyMismatch
+from core.errors import InvalidInput, NotFound, SignatureInvalid, WalletCurrencyMismatch
 from ledger.models import ActorType
+from ledger.money import minor_units
 from ledger.services import Actor, partner_transfer_post
 from protection.services import protection_check_deposit
 
@@ -106,8 +107,7 @@ def partner_transfer(
     """Move money between the partner's settlement account and the player's wallet."""
     if direction not in (Transfer.IN, Transfer.OUT):
         raise InvalidInput('direction is "in" or "out"')
-    if type(amount) is not int or amount <= 0:
-        raise InvalidAmount()
+    amount = minor_units(amount)
     if not isinstance(reference, str) or not 1 <= len(reference) <= 128:
         raise InvalidInput("reference is 1 to 128 characters")
     with transaction.atomic():

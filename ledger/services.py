@@ -34,6 +34,7 @@ from ledger.models import (
     JournalEntry,
     Posting,
 )
+from ledger.money import MAX_MINOR_UNITS, minor_units
 
 HOUSE_SHARDS = 32
 GENESIS_HASH = "0" * 64
@@ -162,7 +163,7 @@ def ledger_post(
     deltas: dict[int, int] = defaultdict(int)
     accounts: dict[int, Account] = {}
     for line in lines:
-        if type(line.amount) is not int or line.amount == 0:
+        if type(line.amount) is not int or line.amount == 0 or abs(line.amount) > MAX_MINOR_UNITS:
             raise InvalidAmount("each line moves a non-zero integer of minor units")
         totals[line.account.currency] += line.amount
         deltas[line.account.id] += line.amount
@@ -302,8 +303,7 @@ def ledger_reverse(*, entry: JournalEntry, reason: str, actor: Actor) -> Journal
 
 def wallet_deposit(*, player, amount: int, idempotency_key: str, actor: Actor, reason: str = "") -> JournalEntry:
     """Money from the outside world into a player's wallet (play money in demo mode, cash in)."""
-    if type(amount) is not int or amount <= 0:
-        raise InvalidAmount()
+    amount = minor_units(amount)
     wallet, _ = player_accounts_open(player=player)
     return ledger_post(
         idempotency_key=idempotency_key,
@@ -363,7 +363,7 @@ def partner_transfer_post(*, partner, player, amount: int, into_wallet: bool, id
 
 
 def adjustment_propose(*, player, amount: int, reason: str, proposed_by) -> Adjustment:
-    if type(amount) is not int or amount == 0:
+    if type(amount) is not int or amount == 0 or abs(amount) > MAX_MINOR_UNITS:
         raise InvalidAmount("an adjustment is a non-zero integer of minor units")
     if not reason.strip():
         raise InvalidInput("an adjustment needs a reason")

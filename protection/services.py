@@ -10,7 +10,8 @@ from rest_framework.authtoken.models import Token
 
 from core import clock
 from core.audit import audit_record
-from core.errors import InvalidAmount, InvalidInput, LimitExceeded, SelfExcluded, StateConflict
+from core.errors import InvalidInput, LimitExceeded, SelfExcluded, StateConflict
+from ledger.money import minor_units
 from protection.models import PERIOD_DAYS, Exclusion, ExclusionKind, LimitKind, LimitPeriod, PlayerLimit, RealityCheck
 from protection.selectors import MEASURES, exclusion_active, limit_in_force
 
@@ -33,8 +34,8 @@ def limit_set(*, player, kind: object, period: object, amount: object, caller) -
     only after 24 hours of cooling-off."""
     kind = _choice(kind, LimitKind, "kind")
     period = _choice(period, LimitPeriod, "period")
-    if amount is not None and (type(amount) is not int or amount <= 0):
-        raise InvalidAmount("a limit is a positive integer of minor units, or null to remove it")
+    if amount is not None:
+        amount = minor_units(amount, name="a limit (or null to remove it)")
     now = clock.now()
     with transaction.atomic():
         player.__class__.objects.select_for_update().filter(pk=player.pk).first()  # one change at a time

@@ -38,7 +38,6 @@ from core.audit import audit_record
 from core.errors import (
     BetOutOfLimits,
     InsufficientFunds,
-    InvalidAmount,
     InvalidInput,
     NotFound,
     RoundNotAwaitingDecision,
@@ -46,16 +45,11 @@ from core.errors import (
     UnknownTable,
     WalletCurrencyMismatch,
 )
+from ledger.money import minor_units
 from ledger.services import stake_into_play
 from protection.services import protection_check_stake
 
 logger = logging.getLogger(__name__)
-
-
-def _amount(value: object, *, name: str, allow_zero: bool) -> int:
-    if type(value) is not int or value < 0 or (value == 0 and not allow_zero):
-        raise InvalidAmount(f"{name} must be a {'non-negative' if allow_zero else 'positive'} integer of minor units")
-    return value
 
 
 def _rules_snapshot(table: Table) -> dict:
@@ -106,12 +100,14 @@ def _persistent_position(*, player, table: Table, pair: SeedPair, nonce: int, ru
 
 
 def round_place(*, player, table_id: object, main_bet: object, tie_bet: object = 0, caller: Caller) -> Round:
-    main = _amount(main_bet, name="main_bet", allow_zero=False)
-    tie = _amount(tie_bet if tie_bet is not None else 0, name="tie_bet", allow_zero=True)
+    main = minor_units(main_bet, name="main_bet")
+    tie = minor_units(tie_bet if tie_bet is not None else 0, name="tie_bet", allow_zero=True)
     try:
         table_pk = int(table_id)
     except (TypeError, ValueError):
         raise UnknownTable(f"there is no table {table_id!r}") from None
+    if not 1 <= table_pk < 2**63:
+        raise UnknownTable(f"there is no table {table_id!r}")
     with transaction.atomic():  # nested, a savepoint: a refusal leaves the caller's transaction usable
         table = Table.objects.filter(pk=table_pk).first()
         if table is None:

@@ -368,3 +368,21 @@ def test_callers_are_rate_limited(player_client, client, throttle_rates):
     limited = player_client.get("/api/v1/wallet/")
     assert_problem(limited, 429, "throttled")
     assert int(limited["Retry-After"]) > 0
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "body"),
+    [
+        ("/api/v1/rounds/", "post", {"table": "1", "main_bet": 10**20}),
+        ("/api/v1/rounds/", "post", {"table": "1", "main_bet": 1000, "tie_bet": 10**20}),
+        ("/api/v1/protection/limits/", "put", {"kind": "wager", "period": "day", "amount": 10**20}),
+    ],
+)
+def test_amounts_beyond_any_bet_are_invalid_not_a_server_error(player_client, table, path, method, body):
+    response = getattr(player_client, method)(path, body, content_type="application/json", HTTP_IDEMPOTENCY_KEY="big")
+    assert_problem(response, 400, "invalid_amount")
+
+
+def test_a_table_id_beyond_the_database_range_is_unknown(player_client):
+    response = place(player_client, type("T", (), {"pk": 10**20})(), key="huge-table")
+    assert_problem(response, 400, "unknown_table")

@@ -28,6 +28,8 @@ def auth_headers(db):
 
 @pytest.mark.django_db
 @schema.parametrize()
-@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+# Derandomized: the same inputs every run, so CI never flips on a new draw; widen locally with
+# HYPOTHESIS settings or by raising max_examples.
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_no_server_errors(case, auth_headers):
     case.call_and_validate(headers=auth_headers, checks=[not_a_server_error])
