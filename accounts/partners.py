@@ -108,8 +108,8 @@ def partner_transfer(
     if direction not in (Transfer.IN, Transfer.OUT):
         raise InvalidInput('direction is "in" or "out"')
     amount = minor_units(amount)
-    if not isinstance(reference, str) or not 1 <= len(reference) <= 128:
-        raise InvalidInput("reference is 1 to 128 characters")
+    if not isinstance(reference, str) or not 1 <= len(reference) <= 128 or not reference.isprintable():
+        raise InvalidInput("reference is 1 to 128 printable characters")
     with transaction.atomic():
         if direction == Transfer.IN:
             protection_check_deposit(player=player, amount=amount)

@@ -119,5 +119,7 @@ def user_authenticate(*, request, username: object, password: object):
 
     if not isinstance(username, str) or not isinstance(password, str):
         raise InvalidInput("username and password are strings")
+    if "\x00" in username or "\x00" in password:
+        return None  # no account has such a name, and PostgreSQL text cannot hold NUL
     user = authenticate(request, username=username, password=password)
     return user if user is not None and user.is_active else None

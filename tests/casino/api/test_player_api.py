@@ -386,3 +386,8 @@ def test_amounts_beyond_any_bet_are_invalid_not_a_server_error(player_client, ta
 def test_a_table_id_beyond_the_database_range_is_unknown(player_client):
     response = place(player_client, type("T", (), {"pk": 10**20})(), key="huge-table")
     assert_problem(response, 400, "unknown_table")
+
+
+def test_a_nul_character_in_credentials_is_refused_not_a_server_error(client, player):
+    response = client.post("/api/v1/auth/token/", {"username": "ali\x00ce", "password": "x\x00"}, content_type="application/json")
+    assert_problem(response, 400, "invalid_credentials")
