@@ -7,6 +7,23 @@ from casino.services.tables import table_set_open
 from core.admin_base import ReadOnlyAdmin
 from ledger.selectors import entries_for_reference
 
+SUITS = {"S": ("♠", "#111"), "H": ("♥", "#c00"), "D": ("♦", "#c00"), "C": ("♣", "#111")}
+
+
+def card_html(code: str):
+    """A card as a player sees it: rank and suit symbol, red or black, with its code for search."""
+    rank, suit = code[0], code[1:]
+    symbol, colour = SUITS.get(suit, (suit, "#111"))
+    return format_html(
+        '<span title="{}" style="display:inline-block;min-width:2.2em;padding:.1em .3em;border:1px solid #999;'
+        'border-radius:4px;background:#fff;color:{};font-weight:bold;text-align:center">{}{}</span>',
+        code,
+        colour,
+        "10" if rank == "T" else rank,
+        symbol,
+    )
+
+
 RULE_FIELDS = ("decks", "burn", "tie_pays", "tie_after_tie_bonus", "shuffle", "penetration", "house_rule")
 
 
@@ -105,12 +122,13 @@ class RoundAdmin(ReadOnlyAdmin):
 
     @admin.display(description="cards")
     def cards(self, obj):
-        rows = [("Player", obj.player_card), ("Dealer", obj.dealer_card)]
+        rows = [("Player", card_html(obj.player_card)), ("Dealer", card_html(obj.dealer_card))]
         if obj.burned:
-            rows.append(("Burned", obj.burned))
+            rows.append(("Burned", format_html_join(" ", "{}", ((card_html(c),) for c in obj.burned.split()))))
         if obj.war_player_card:
-            rows += [("Player's war card", obj.war_player_card), ("Dealer's war card", obj.war_dealer_card)]
-        return format_html_join("", "<div><strong>{}</strong>: <code>{}</code></div>", rows)
+            rows += [("Player's war card", card_html(obj.war_player_card)),
+                     ("Dealer's war card", card_html(obj.war_dealer_card))]  # fmt: skip
+        return format_html_join("", "<div><strong>{}</strong>: {}</div>", rows)
 
     @admin.display(description="seed pair and verification")
     def fairness(self, obj):

@@ -252,5 +252,9 @@ def test_an_unreachable_partner_backs_off(api, partner_pair, table, django_captu
 
 def test_a_transfer_reference_must_be_printable(api):
     api.put(f"{BASE}/ext-1/", {"currency": "EUR"})
-    response = api.post(f"{BASE}/ext-1/transfers/", {"direction": "in", "amount": 100, "reference": "a\x00b"}, HTTP_IDEMPOTENCY_KEY="nul")
+    response = api.post(
+        f"{BASE}/ext-1/transfers/",
+        {"direction": "in", "amount": 100, "reference": "a\x00b"},
+        HTTP_IDEMPOTENCY_KEY="nul",
+    )
     assert response.status_code == 400 and response.json()["code"] == "invalid_input"

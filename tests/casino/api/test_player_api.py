@@ -389,5 +389,7 @@ def test_a_table_id_beyond_the_database_range_is_unknown(player_client):
 
 
 def test_a_nul_character_in_credentials_is_refused_not_a_server_error(client, player):
-    response = client.post("/api/v1/auth/token/", {"username": "ali\x00ce", "password": "x\x00"}, content_type="application/json")
+    response = client.post(
+        "/api/v1/auth/token/", {"username": "ali\x00ce", "password": "x\x00"}, content_type="application/json"
+    )
     assert_problem(response, 400, "invalid_credentials")
