@@ -123,3 +123,39 @@ def user_authenticate(*, request, username: object, password: object):
         return None  # no account has such a name, and PostgreSQL text cannot hold NUL
     user = authenticate(request, username=username, password=password)
     return user if user is not None and user.is_active else None
+
+
+PLAY_MONEY_TOP_UPS = (10_000, 50_000, 100_000)  # the amounts a player may add in play-money mode
+PLAY_MONEY_CEILING = 1_000_000  # a top-up never lifts the balance above this
+
+
+class PlayMoneyOff(InvalidInput):
+    code = "play_money_off"
+    status = 403
+    title = "This service plays with real money: top-ups come from the casino."
+
+
+def player_play_money_top_up(*, player: Player, amount: object, idempotency_key: str) -> int:
+    """Play money into the wallet (demo mode only): one of the offered amounts, never above the
+    ceiling, and refused like a real deposit by a time-out, a self-exclusion or a deposit limit."""
+    from django.conf import settings
+
+    from ledger.models import ActorType
+    from ledger.selectors import player_wallet_summary
+    from ledger.services import Actor, wallet_deposit
+    from protection.services import protection_check_deposit
+
+    if not settings.PLAY_MONEY:
+        raise PlayMoneyOff()
+    if amount not in PLAY_MONEY_TOP_UPS or type(amount) is not int:
+        raise InvalidInput("a top-up is one of the offered amounts")
+    with transaction.atomic():
+        protection_check_deposit(player=player, amount=amount)
+        balance = player_wallet_summary(player=player)["balance"]
+        if balance + amount > PLAY_MONEY_CEILING:
+            raise InvalidInput("play money tops up to at most 10,000.00; play some of it first")
+        wallet_deposit(player=player, amount=amount, idempotency_key=idempotency_key,
+                       actor=Actor(ActorType.PLAYER, str(player.pk)), reason="play money top-up")  # fmt: skip
+        audit_record(actor_type=ActorType.PLAYER, actor_id=player.pk, action="wallet.play_money_top_up",
+                     obj_type="player", obj_id=player.pk, amount=amount)  # fmt: skip
+    return amount

@@ -206,3 +206,37 @@ class WebhookAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.attempted_at:%H:%M:%S} {self.status_code or self.error}"
+
+
+class MatchStatus(models.TextChoices):
+    AWAITING_DECISION = "awaiting_decision", "Awaiting a person's decision"
+    FINISHED = "finished", "Finished"
+
+
+class Match(models.Model):
+    """A War game (any preset of RULES.md section 5) played for fun from a provably fair seed.
+
+    Nothing is stored but what replays it: the seeds, the rules asked for and a person's decisions in
+    Steal War. The game itself is replayed by the engine on every read."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    player = models.ForeignKey("accounts.Player", null=True, blank=True, on_delete=models.PROTECT,
+                               related_name="matches")  # fmt: skip
+    preset = models.CharField(max_length=32)
+    options = models.JSONField(default=dict, blank=True)
+    server_seed = models.CharField(max_length=64)
+    server_seed_hash = models.CharField(max_length=64)
+    client_seed = models.CharField(max_length=64, blank=True)
+    human_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    steals = models.JSONField(default=list, blank=True)  # the person's steal decisions, in order
+    tops = models.JSONField(default=list, blank=True)  # the person's top-card decisions, in order
+    status = models.CharField(max_length=20, choices=MatchStatus.choices)
+    created_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "matches"
+        indexes = [models.Index(fields=["player", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.preset} match {self.id}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from casino.engine import card, shoe
-from casino.models import Round, RoundStatus, SeedPair, Table
+from casino.models import Match, MatchStatus, Round, RoundStatus, SeedPair, Table
 from casino.odds import casino_war_odds, decision_values
 from core.times import rfc3339
 
@@ -101,6 +101,12 @@ def round_representation(round_: Round) -> dict:
             "server_seed_hash": round_.seed_pair.server_seed_hash,
             "client_seed": round_.seed_pair.client_seed,
             "nonce": round_.nonce,
+            "server_seed": round_.seed_pair.server_seed if round_.seed_pair.revealed_at else None,
+            "decks": round_.rules["decks"],
+            "burn": round_.rules["burn"],
+            "shuffle": round_.rules.get("shuffle", "fresh"),
+            "shoe_nonce": round_.shoe_nonce,
+            "shoe_position": round_.shoe_position,
         },
         "created_at": rfc3339(round_.created_at),
         "resolved_at": rfc3339(round_.resolved_at),
@@ -154,3 +160,78 @@ def round_verification(round_: Round) -> str:
     if dealt != [round_.player_card, round_.dealer_card]:
         return f"FAILED: the seed deals {dealt}, the round shows {[round_.player_card, round_.dealer_card]}"
     return "verified: the revealed seed deals exactly these cards"
+
+
+def match_get(*, match_id: str, player) -> Match | None:
+    """A match its caller may see: a player's own matches, or a match dealt without signing in."""
+    try:
+        match = Match.objects.get(pk=uuid.UUID(str(match_id)))
+    except (ValueError, Match.DoesNotExist):
+        return None
+    if match.player_id is not None and (player is None or match.player_id != player.pk):
+        return None
+    return match
+
+
+def match_representation(match: Match, replay) -> dict:
+    """The match with its deal, battles, full event log and, in Steal War, the pending question."""
+    from casino.engine.cards import ALL_CARDS
+    from casino.engine.war import StealView
+
+    pending = replay.pending
+    question = None
+    if isinstance(pending, StealView):
+        question = {
+            "kind": "steal",
+            "seat": pending.seat,
+            "card": pending.card.code,
+            "targets": list(pending.targets),
+            "pile_sizes": list(pending.pile_sizes),
+            "pile_tops": [None if c is None else c.code for c in pending.pile_tops],
+            "battle": pending.battle,
+            "in_war": pending.in_war,
+        }
+    elif pending is not None:
+        question = {"kind": "top", "seat": pending.seat, "cards": [c.code for c in pending.cards],
+                    "battle": pending.battle}  # fmt: skip
+    finished = match.status == MatchStatus.FINISHED
+    revealed = finished or match.human_seat is None  # a person deciding must not see what comes next
+    game = replay.game
+    return {
+        "id": str(match.id),
+        "preset": match.preset,
+        "options": match.options,
+        "seats": len(replay.deal),
+        "human_seat": match.human_seat,
+        "status": match.status,
+        "fairness": {
+            "server_seed_hash": match.server_seed_hash,
+            "server_seed": match.server_seed if revealed else None,
+            "client_seed": match.client_seed,
+            "nonce": 0,
+        },
+        "deal": [[ALL_CARDS[c].code for c in stock] for stock in replay.deal] if revealed else None,
+        "result": game.result.as_json() if game is not None else None,
+        "battles": [b.as_json() for b in replay.battles],
+        "events": [e.as_json() for e in replay.events],
+        "pending": question,
+        "created_at": rfc3339(match.created_at),
+        "finished_at": rfc3339(match.finished_at),
+    }
+
+
+def war_presets() -> list[dict]:
+    from casino.engine.war import PRESETS
+
+    return [
+        {
+            "name": p.name,
+            "family": p.family.value,
+            "seats": list(p.seats),
+            "deck_size": p.deck_size,
+            "defaults": p.defaults,
+            "accepts_jokers": p.accepts_jokers,
+            "description": p.description,
+        }
+        for p in PRESETS.values()
+    ]

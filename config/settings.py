@@ -55,12 +55,15 @@ INSTALLED_APPS = [
     "ledger",
     "casino",
     "protection",
+    "web",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.gzip.GZipMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -82,6 +85,8 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.i18n",
+                "web.context_processors.player",
             ],
         },
     },
@@ -111,6 +116,8 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("pt-br", "Português (Brasil)"), ("es", "Español")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -140,6 +147,7 @@ REST_FRAMEWORK = {
         "anon": os.environ.get("THROTTLE_ANON", "120/min"),
         "user": os.environ.get("THROTTLE_PLAYER", "1200/min"),
         "partner": os.environ.get("THROTTLE_PARTNER", "12000/min"),
+        "matches": os.environ.get("THROTTLE_MATCHES", "120/min"),
     },
 }
 
@@ -204,7 +212,9 @@ CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", default=not DEBUG)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 
-LOGIN_URL = "admin:login"
+LOGIN_URL = "web:signin"
+# Play money: players top their wallets up themselves (the demo). Off for a real-money casino.
+PLAY_MONEY = env_bool("PLAY_MONEY", default=True)
 
 LOGGING = {
     "version": 1,

@@ -1,16 +1,18 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from casino import backoffice
-from casino.views import lobby
 from core.health import healthz
 
 admin.site.site_header = "Casino War back office"
 admin.site.site_title = "Casino War back office"
 
 urlpatterns = [
-    path("", lobby, name="lobby"),
+    path("", include("web.urls")),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("jsi18n/", JavaScriptCatalog.as_view(packages=["web"]), name="javascript-catalog"),
     path("healthz", healthz, name="healthz"),
     path("admin/reports/", backoffice.reports_index, name="reports"),
     path("admin/reports/ggr/", backoffice.ggr, name="reports-ggr"),

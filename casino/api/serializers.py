@@ -4,6 +4,8 @@ representation functions; these serializers describe exactly those shapes."""
 
 from rest_framework import serializers
 
+from casino.engine.war import PRESETS
+
 
 class ProblemSerializer(serializers.Serializer):
     type = serializers.CharField()
@@ -64,6 +66,16 @@ class RoundFairnessSerializer(serializers.Serializer):
     server_seed_hash = serializers.CharField()
     client_seed = serializers.CharField()
     nonce = serializers.IntegerField()
+    server_seed = serializers.CharField(allow_null=True, help_text="null until the seed pair is rotated")
+    decks = serializers.IntegerField()
+    burn = serializers.IntegerField()
+    shuffle = serializers.ChoiceField(choices=["fresh", "persistent"])
+    shoe_nonce = serializers.IntegerField(
+        allow_null=True, help_text="persistent shoe: the nonce whose full shuffle is the shoe"
+    )
+    shoe_position = serializers.IntegerField(
+        allow_null=True, help_text="persistent shoe: where the round's first card lies in that shuffle"
+    )
 
 
 class NetsSerializer(serializers.Serializer):
@@ -233,3 +245,88 @@ class ProtectionSerializer(serializers.Serializer):
     exclusion = ExclusionSerializer(allow_null=True)
     reality_check = RealityCheckSerializer()
     session = SessionFiguresSerializer()
+
+
+class MatchCreateSerializer(serializers.Serializer):
+    preset = serializers.ChoiceField(choices=sorted(PRESETS))
+    options = serializers.DictField(required=False, help_text="the options of RULES.md section 8")
+    client_seed = serializers.CharField(required=False, allow_blank=True, max_length=64)
+    server_seed = serializers.CharField(required=False, help_text="64 hex digits; drawn by the service if absent")
+    human_seat = serializers.IntegerField(required=False, allow_null=True, help_text="Steal War: the person's seat")
+
+
+class MatchDecisionSerializer(serializers.Serializer):
+    steal = serializers.IntegerField(required=False, allow_null=True, help_text="the seat to steal from, or null")
+    top = serializers.IntegerField(required=False, help_text="index of the won card to lay on top")
+
+
+class MatchFairnessSerializer(serializers.Serializer):
+    server_seed_hash = serializers.CharField()
+    server_seed = serializers.CharField(allow_null=True, help_text="hidden while a person still decides")
+    client_seed = serializers.CharField(allow_blank=True)
+    nonce = serializers.IntegerField()
+
+
+class MatchResultSerializer(serializers.Serializer):
+    winner = serializers.IntegerField(allow_null=True)
+    reason = serializers.CharField()
+    battles = serializers.IntegerField()
+    counts = serializers.ListField(child=serializers.IntegerField())
+    loser = serializers.IntegerField(required=False, allow_null=True)
+
+
+class MatchBattleSerializer(serializers.Serializer):
+    n = serializers.IntegerField()
+    up = serializers.ListField(child=serializers.CharField(allow_null=True))
+    war_steps = serializers.IntegerField()
+    winner = serializers.IntegerField(allow_null=True)
+    counts = serializers.ListField(child=serializers.IntegerField())
+
+
+class MatchEventSerializer(serializers.Serializer):
+    type = serializers.CharField()
+    battle = serializers.IntegerField()
+    seat = serializers.IntegerField(required=False)
+    cards = serializers.ListField(child=serializers.CharField(), required=False)
+    seats = serializers.ListField(child=serializers.IntegerField(), required=False)
+    step = serializers.IntegerField(required=False)
+    counts = serializers.ListField(child=serializers.IntegerField(), required=False)
+
+
+class MatchQuestionSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["steal", "top"])
+    seat = serializers.IntegerField()
+    battle = serializers.IntegerField()
+    card = serializers.CharField(required=False)
+    targets = serializers.ListField(child=serializers.IntegerField(), required=False)
+    pile_sizes = serializers.ListField(child=serializers.IntegerField(), required=False)
+    pile_tops = serializers.ListField(child=serializers.CharField(allow_null=True), required=False)
+    in_war = serializers.BooleanField(required=False)
+    cards = serializers.ListField(child=serializers.CharField(), required=False)
+
+
+class MatchSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    preset = serializers.CharField()
+    options = serializers.DictField()
+    seats = serializers.IntegerField()
+    human_seat = serializers.IntegerField(allow_null=True)
+    status = serializers.ChoiceField(choices=["awaiting_decision", "finished"])
+    fairness = MatchFairnessSerializer()
+    deal = serializers.ListField(child=serializers.ListField(child=serializers.CharField()), allow_null=True)
+    result = MatchResultSerializer(allow_null=True)
+    battles = MatchBattleSerializer(many=True)
+    events = MatchEventSerializer(many=True)
+    pending = MatchQuestionSerializer(allow_null=True)
+    created_at = serializers.CharField()
+    finished_at = serializers.CharField(allow_null=True)
+
+
+class WarPresetSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    family = serializers.CharField()
+    seats = serializers.ListField(child=serializers.IntegerField(), help_text="fewest and most seats")
+    deck_size = serializers.IntegerField()
+    defaults = serializers.DictField()
+    accepts_jokers = serializers.BooleanField()
+    description = serializers.CharField()

@@ -23,14 +23,18 @@ from casino.api.idempotency import IDEMPOTENCY_HEADER, idempotent
 from casino.api.throttling import PartnerRateThrottle
 from casino.selectors import (
     fairness_representation,
+    match_get,
+    match_representation,
     round_get_for_player,
     round_list_for_player,
     round_representation,
     table_list_open,
     table_representation,
+    war_presets,
 )
 from casino.services.callers import Caller
 from casino.services.fairness import seed_pair_active, seed_pair_rotate
+from casino.services.matches import match_decide, match_replay, match_start
 from casino.services.rounds import round_decide, round_place
 from core.errors import InvalidInput, NotFound, ServiceError
 from core.times import rfc3339
@@ -389,3 +393,73 @@ class PartnerTransferView(PartnerScoped):
 def partner_variant(view: type[PlayerScoped]) -> type[PlayerScoped]:
     """The same endpoint, reached by a partner for one of its players."""
     return type(f"Partner{view.__name__}", (PartnerScoped, view), {"__doc__": view.__doc__})
+
+
+# --- War matches: any preset of the rule book, played for fun ---------------------------------------
+
+
+class MatchThrottle(UserRateThrottle):
+    """Signed-in players by user, everyone else by address: replaying a game costs CPU."""
+
+    scope = "matches"
+
+
+class MatchView(APIView):
+    permission_classes = [AllowAny]
+    throttle_classes = [MatchThrottle]
+
+    def caller_player(self):
+        return getattr(self.request.user, "player", None) if self.request.user.is_authenticated else None
+
+    def get_match(self, match_id):
+        match = match_get(match_id=match_id, player=self.caller_player())
+        if match is None:
+            raise NotFound("no such match")
+        return match
+
+
+class WarPresetListView(APIView):
+    authentication_classes = []
+    permission_classes = [AllowAny]
+    throttle_classes = [AnonRateThrottle]
+
+    @extend_schema(responses={200: s.WarPresetSerializer(many=True)}, summary="The War presets and their defaults")
+    def get(self, request):
+        return Response(war_presets())
+
+
+class MatchListView(MatchView):
+    @extend_schema(
+        request=s.MatchCreateSerializer,
+        responses={201: s.MatchSerializer, **problems(400, 429)},
+        summary="Deal a War match from a seed",
+    )
+    def post(self, request):
+        data = _body(request)
+        match, replay = match_start(
+            player=self.caller_player(), preset=data.get("preset"), options=data.get("options"),
+            client_seed=data.get("client_seed", ""), server_seed=data.get("server_seed"),
+            human_seat=data.get("human_seat"),
+        )  # fmt: skip
+        return Response(match_representation(match, replay), status=201)
+
+
+class MatchDetailView(MatchView):
+    @extend_schema(responses={200: s.MatchSerializer, **problems(404, 429)})
+    def get(self, request, match_id):
+        match = self.get_match(match_id)
+        return Response(match_representation(match, match_replay(match)))
+
+
+class MatchDecisionView(MatchView):
+    @extend_schema(
+        request=s.MatchDecisionSerializer,
+        responses={200: s.MatchSerializer, **problems(400, 404, 409, 429)},
+        summary="Steal War: the person's steal or top-card decision",
+    )
+    def post(self, request, match_id):
+        data = _body(request)
+        match, replay = match_decide(
+            match=self.get_match(match_id), steal=data.get("steal", ...), top=data.get("top", ...)
+        )
+        return Response(match_representation(match, replay))

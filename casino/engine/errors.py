@@ -34,4 +34,11 @@ class ShoeExhaustedError(EngineError):
 
 
 class DecisionRequired(EngineError):
-    """A scripted agent was asked for a decision it was not given (a person has to decide)."""
+    """A scripted agent was asked for a decision it was not given (a person has to decide).
+
+    The game stops there; `view` is what the deciding seat sees and `events` the game's events so
+    far, so that a service can show the position and ask the person."""
+
+    view: object = None
+    events: tuple = ()
+    battles: tuple = ()

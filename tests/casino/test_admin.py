@@ -18,7 +18,12 @@ def test_round_recall_shows_cards_decision_ledger_and_verification(
         round_ = round_place(player=player, table_id=table.pk, main_bet=1000, caller=Caller.player(player))
         round_decide(player=player, round_id=round_.id, action="war", caller=Caller.player(player))
     page = admin_client.get(f"/admin/casino/round/{round_.id}/change/").content.decode()
-    assert f'title="{round_.player_card}"' in page and "Burned" in page and "war card" in page and ("♥" in page or "♠" in page or "♦" in page or "♣" in page)
+    assert (
+        f'title="{round_.player_card}"' in page
+        and "Burned" in page
+        and "war card" in page
+        and ("♥" in page or "♠" in page or "♦" in page or "♣" in page)
+    )
     assert "stake" in page and "settlement" in page and "not revealed yet" in page
     seed_pair_rotate(player=player, client_seed=None, caller=Caller.player(player))
     page = admin_client.get(f"/admin/casino/round/{round_.id}/change/").content.decode()

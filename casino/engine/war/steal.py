@@ -112,6 +112,7 @@ class _StealGame:
         if len(self.agents) != self.n_seats:
             raise IllegalActionError("Steal War needs one agent per seat")
         self.events: list[Event] | None = [] if record_events else None
+        self.battles: list[BattleRecord] = []
         self.n = 0
 
     def _event(self, kind: EventKind, **fields) -> None:
@@ -189,11 +190,20 @@ class _StealGame:
             self._event(EventKind.FACE_UP if in_war else EventKind.TURN_UP, seat=s, cards=(face[s],))
 
     def play(self) -> WarGame:
+        try:
+            return self._play()
+        except DecisionRequired as pause:
+            pause.events = tuple(self.events or ())
+            pause.battles = tuple(self.battles)
+            pause.view = next((a.pending for a in self.agents if getattr(a, "pending", None) is not None), None)
+            raise
+
+    def _play(self) -> WarGame:
         rules = self.rules
         n_seats = self.n_seats
         need = rules.down + 1
         tied_only = rules.war_participants is Participants.TIED
-        battles: list[BattleRecord] = []
+        battles: list[BattleRecord] = self.battles
         alive = [s for s in range(n_seats) if self._holding(s)]
         result: WarResult | None = None
         if len(alive) <= 1:

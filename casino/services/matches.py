@@ -1,0 +1,136 @@
+"""War matches played for fun: any preset of the rule book, dealt from a provably fair seed.
+
+A match stores only what replays it (seeds, rules, a person's Steal War decisions); the engine
+replays it on every read, so a match can never drift from what its seed deals.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from casino.engine.errors import DecisionRequired, EngineError
+from casino.engine.fairness import HmacStream, server_seed_hash
+from casino.engine.war import PRESETS, DefaultBot, ScriptedAgent, StealView, TopView, WarGame, build_rules
+from casino.engine.war.game import play_dealt, seeded_deal
+from casino.models import Match, MatchStatus
+from core import clock
+from core.audit import audit_record
+from core.errors import InvalidInput, StateConflict
+
+MATCH_NONCE = 0  # a match has its own seed, so every match is nonce 0 of its seed pair
+
+
+class MatchNotAwaitingDecision(StateConflict):
+    code = "match_not_awaiting_decision"
+    title = "The match is not waiting for a decision"
+
+
+@dataclass(frozen=True)
+class MatchReplay:
+    """A match as the engine replays it: finished (`game`), or paused at a person's decision."""
+
+    deal: list[list[int]]
+    game: WarGame | None
+    events: tuple
+    battles: tuple
+    pending: StealView | TopView | None
+
+
+def _printable(value: object, *, name: str, max_length: int) -> str:
+    if not isinstance(value, str) or len(value) > max_length or not value.isprintable():
+        raise InvalidInput(f"{name} is at most {max_length} printable characters")
+    return value
+
+
+def match_replay(match: Match) -> MatchReplay:
+    """Replay the match from its seed and the person's decisions so far."""
+    rules = build_rules(match.preset, match.options)
+    stream = HmacStream(match.server_seed, match.client_seed, MATCH_NONCE)
+    deal = seeded_deal(rules, stream)
+    agents = None
+    if match.human_seat is not None:
+        agents = [DefaultBot() for _ in range(rules.seats)]
+        agents[match.human_seat] = ScriptedAgent(list(match.steals), list(match.tops))
+    try:
+        game = play_dealt(rules, [list(s) for s in deal], stream, agents=agents)
+    except DecisionRequired as pause:
+        return MatchReplay(deal, None, pause.events, pause.battles, pause.view)
+    return MatchReplay(deal, game, game.events or (), game.battles, None)
+
+
+def match_start(*, player, preset: object, options: object = None, client_seed: object = "",
+                server_seed: object = None, human_seat: object = None) -> tuple[Match, MatchReplay]:  # fmt: skip
+    """Deal a new match. Without `server_seed` one is drawn from `secrets` and only its hash is shown
+    until the match ends; with `human_seat` (Steal War) the person at that seat makes its decisions."""
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise InvalidInput(f"preset is one of {', '.join(PRESETS)}")
+    options = {} if options is None else options
+    if not isinstance(options, dict):
+        raise InvalidInput("options is a JSON object of the rule book's options (section 8)")
+    client_seed = _printable(client_seed or "", name="client_seed", max_length=64)
+    if server_seed is None:
+        server_seed = secrets.token_hex(32)
+    elif not isinstance(server_seed, str) or len(server_seed) != 64:
+        raise InvalidInput("server_seed is 64 hex digits")
+    try:
+        seed_hash = server_seed_hash(server_seed)
+        rules = build_rules(preset, options)
+    except EngineError as error:
+        raise InvalidInput(str(error)) from None
+    if human_seat is not None:
+        if rules.preset != "steal":
+            raise InvalidInput("a person can take a seat only in Steal War; other presets take no decisions")
+        if type(human_seat) is not int or not 0 <= human_seat < rules.seats:
+            raise InvalidInput(f"human_seat is a seat number from 0 to {rules.seats - 1}")
+    match = Match(
+        player=player, preset=preset, options=options, server_seed=server_seed.lower(), server_seed_hash=seed_hash,
+        client_seed=client_seed, human_seat=human_seat, created_at=clock.now(),
+    )  # fmt: skip
+    replay = match_replay(match)
+    _finish_if_over(match, replay)
+    with transaction.atomic():
+        match.save(force_insert=True)
+        audit_record(actor_type="player" if player else "anonymous", actor_id=player.pk if player else "",
+                     action="match.start", obj_type="match", obj_id=match.id, preset=preset)  # fmt: skip
+    return match, replay
+
+
+def match_decide(*, match: Match, steal: object = ..., top: object = ...) -> tuple[Match, MatchReplay]:
+    """The person's decision at the match's pending question: `steal` (a seat number, or null to
+    play the card) when it may steal, `top` (an index into the won cards) when it lays a trick."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=match.pk)
+        replay = match_replay(match)
+        pending = replay.pending
+        if match.status != MatchStatus.AWAITING_DECISION or pending is None:
+            raise MatchNotAwaitingDecision("the match is not waiting for a decision")
+        if isinstance(pending, StealView):
+            if steal is ... or top is not ...:
+                raise InvalidInput('the seat may steal: answer {"steal": <seat>} or {"steal": null} to play the card')
+            if steal is not None and (type(steal) is not int or steal not in pending.targets):
+                raise InvalidInput(f"steal is one of the seats {list(pending.targets)} or null")
+            match.steals = [*match.steals, steal]
+        else:
+            if top is ... or steal is not ...:
+                raise InvalidInput('the seat won a trick: answer {"top": <index of the card to lay on top>}')
+            if type(top) is not int or not 0 <= top < len(pending.cards):
+                raise InvalidInput(f"top is an index from 0 to {len(pending.cards) - 1}")
+            match.tops = [*match.tops, top]
+        replay = match_replay(match)
+        _finish_if_over(match, replay)
+        match.save(update_fields=["steals", "tops", "status", "finished_at"])
+        audit_record(actor_type="player" if match.player_id else "anonymous", actor_id=match.player_id or "",
+                     action="match.decide", obj_type="match", obj_id=match.id,
+                     steal=None if steal is ... else steal, top=None if top is ... else top)  # fmt: skip
+    return match, replay
+
+
+def _finish_if_over(match: Match, replay: MatchReplay) -> None:
+    if replay.game is None:
+        match.status = MatchStatus.AWAITING_DECISION
+    else:
+        match.status = MatchStatus.FINISHED
+        match.finished_at = match.finished_at or clock.now()

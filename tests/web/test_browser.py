@@ -1,0 +1,222 @@
+"""The web front end in real Chromium: sign up, top up, play to a tie, war, surrender, settle,
+verify on the fairness page, War games to the end, a Steal War steal, the reality check."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+
+from tests.web.conftest import PHONE, give_seed, screenshot, seed_with_rounds, sign_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+PASSWORD = "correct-horse-battery-staple"
+
+
+def euros(text: str) -> int:
+    """Minor units from an English money text such as "€1,234.50"."""
+    match = re.search(r"(-?)€([\d,]+)\.(\d\d)", text)
+    assert match, text
+    return (-1 if match[1] else 1) * (int(match[2].replace(",", "")) * 100 + int(match[3]))
+
+
+def wallet_balance(player) -> int:
+    from ledger.selectors import player_wallet_summary
+
+    return player_wallet_summary(player=player)["balance"]
+
+
+@pytest.fixture
+def open_table(transactional_db):
+    from tests.factories import TableFactory
+
+    return TableFactory(name="Browser EUR", min_bet=100, max_bet=50_000, bet_step=100, max_tie_bet=5_000)
+
+
+@pytest.fixture
+def web_player(transactional_db):
+    from tests.factories import make_player
+
+    player = make_player(balance=10_000, username="carla")
+    player.user.set_password(PASSWORD)
+    player.user.save()
+    return player
+
+
+def test_sign_up_top_up_play_to_a_tie_go_to_war_and_surrender(page, open_table):
+    from accounts.models import Player
+    from casino.models import Round
+
+    page.goto("/")
+    screenshot(page, "lobby")
+    page.click("text=Sign up")
+    page.fill("#id_username", "newcomer")
+    page.fill("#id_password", PASSWORD)
+    page.click("main button[type=submit]")
+    page.wait_for_url("**/wallet/")
+    assert euros(page.inner_text("#header-balance")) == 0
+
+    page.click("button[name=amount][value='10000']")
+    page.wait_for_selector(".messages .success")
+    assert euros(page.inner_text("#header-balance")) == 10_000
+    screenshot(page, "wallet")
+
+    player = Player.objects.get(user__username="newcomer")
+    give_seed(player, seed_with_rounds([False, True, True]))
+
+    page.goto(f"/tables/{open_table.pk}/")
+    # Round 0 is not a tie: it resolves and settles; the balance follows without reloading.
+    page.click("#deal")
+    page.wait_for_function("document.getElementById('outcome').textContent.includes('Net')")
+    first = Round.objects.get(player=player, nonce=0)
+    page.wait_for_function(
+        f"document.getElementById('header-balance').textContent.includes('{_money(10_000 + first.net)}')"
+    )
+    # Round 1 is a tie: the decision waits, also after a reload.
+    page.click("#deal")
+    page.wait_for_selector("#decision:not([hidden])")
+    assert "worth" in page.inner_text("#war")
+    page.reload()
+    page.wait_for_selector("#decision:not([hidden])")
+    screenshot(page, "table-tie")
+    page.click("#war")
+    page.wait_for_selector("#decision", state="hidden")
+    war_round = Round.objects.get(player=player, nonce=1)
+    assert war_round.decision == "war" and war_round.war_player_card
+    after_war = 10_000 + first.net + war_round.net
+    page.wait_for_function(f"document.getElementById('header-balance').textContent.includes('{_money(after_war)}')")
+    assert page.locator("#player-cards .card").count() == 2
+    # Round 2 is a tie too: surrender with the keyboard.
+    page.keyboard.press("d")
+    page.wait_for_selector("#decision:not([hidden])")
+    page.keyboard.press("s")
+    page.wait_for_function("document.getElementById('outcome').textContent.includes('surrendered')")
+    surrendered = Round.objects.get(player=player, nonce=2)
+    assert surrendered.outcome == "surrender" and surrendered.net == -surrendered.main_bet // 2
+    page.wait_for_function(
+        f"document.getElementById('header-balance').textContent.includes('{_money(after_war + surrendered.net)}')"
+    )
+    screenshot(page, "table")
+    assert wallet_balance(player) == after_war + surrendered.net
+
+    page.goto("/history/")
+    assert page.locator("tbody tr").count() == 3
+    screenshot(page, "history")
+
+
+def _money(minor: int) -> str:
+    from core.formatting import format_money
+
+    return format_money(minor, "EUR", language="en")
+
+
+def test_a_refused_bet_says_why_and_changes_nothing(page, open_table, web_player):
+    from casino.models import Round
+
+    sign_in(page, "carla", PASSWORD, f"/tables/{open_table.pk}/")
+    page.click("#spot-main")
+    for _ in range(4):
+        page.click(".chip[data-value='2500']")  # 4 x €25 on top of the €1 minimum: more than the €100 held
+    page.click("#deal")
+    page.wait_for_function("document.getElementById('message').textContent.length > 0")
+    assert page.inner_text("#message").startswith("Not enough money: your wallet holds €100.00.")
+    assert Round.objects.count() == 0
+    assert euros(page.inner_text("#header-balance")) == 10_000
+    assert euros(page.inner_text("#main-amount")) == 10_100  # the bet is kept for the player to lower
+
+
+def test_verify_a_round_on_the_fairness_page(page, open_table, web_player):
+    from casino.models import Round
+
+    give_seed(web_player, seed_with_rounds([True]))
+    sign_in(page, "carla", PASSWORD, f"/tables/{open_table.pk}/")
+    page.click("#deal")
+    page.wait_for_selector("#decision:not([hidden])")
+    page.click("#war")
+    page.wait_for_selector("#decision", state="hidden")
+    round_ = Round.objects.get(player=web_player)
+
+    page.goto(f"/fairness/?round={round_.id}")
+    page.wait_for_selector("#verify-output p")
+    assert "still secret" in page.inner_text("#verify-output")
+    page.fill("#client-seed", "my own words")
+    page.click("#rotate-form button")
+    page.wait_for_function("document.getElementById('previous-seed').textContent.length == 64")
+    assert page.inner_text("#current-client") == "my own words"
+    page.click("#verify-form button")
+    page.wait_for_selector("#verdict")
+    assert page.inner_text("#verdict").startswith("Verified")
+    assert page.locator("#verify-output .verify-result.ok").count() == 4  # hash, first cards, war cards, verdict
+    screenshot(page, "fairness")
+
+
+def test_play_a_war_game_to_its_end(page, transactional_db):
+    page.goto("/war/")
+    page.select_option("#preset", "classic")
+    page.fill("#server-seed", "ab" * 32)
+    page.click("#war-form button[type=submit]")
+    page.wait_for_selector("#viewer:not([hidden])")
+    page.click("[data-control=step]")
+    assert "Battle 1" in page.inner_text("#battle-label")
+    assert page.locator("#seat-panels .seat .card").count() >= 2
+    page.click("[data-control=end]")
+    result = page.inner_text("#result")
+    assert "battles" in result and ("wins" in result or "No winner" in result)
+    assert page.locator("#chart polyline").count() == 2
+    screenshot(page, "war")
+
+
+def test_a_person_steals_a_pile_in_steal_war(page, web_player):
+    import hashlib
+
+    from casino.engine.errors import DecisionRequired
+    from casino.engine.war import DefaultBot, ScriptedAgent, StealView, play_war
+
+    def first_question(seed):
+        try:
+            play_war("steal", seed=seed, client_seed="war", agents=[ScriptedAgent(), DefaultBot()])
+        except DecisionRequired as pause:
+            return pause.view
+        return None
+
+    seed = next(
+        s for i in range(5_000)
+        if isinstance(first_question(s := hashlib.sha256(f"steal-{i}".encode()).hexdigest()), StealView)
+    )  # fmt: skip
+    sign_in(page, "carla", PASSWORD, "/war/")
+    page.select_option("#preset", "steal")
+    page.select_option("#human-seat", "0")
+    page.fill("#server-seed", seed)
+    page.click("#war-form button[type=submit]")
+    page.wait_for_selector("#question:not([hidden]) [data-steal='1']")
+    screenshot(page, "steal-war")
+    page.click("#question [data-steal='1']")
+    page.wait_for_function("!document.querySelector('#question button[disabled]')")
+
+    from casino.models import Match
+    from casino.selectors import match_representation
+    from casino.services.matches import match_replay
+
+    match = Match.objects.get(player=web_player)
+    assert match.steals == [1]
+    events = match_representation(match, match_replay(match))["events"]
+    assert any(e["type"] == "steal" and e["seat"] == 0 and e["seats"] == [1] for e in events)
+
+
+def test_reality_check_shows_the_session_and_can_stop_it(page, open_table, web_player):
+    from core import clock
+    from protection.models import RealityCheck
+
+    sign_in(page, "carla", PASSWORD, "/")
+    RealityCheck.objects.filter(player=web_player).update(
+        interval_minutes=1, session_started_at=clock.now() - timedelta(seconds=59)
+    )
+    page.goto(f"/tables/{open_table.pk}/")
+    page.wait_for_selector("#reality-check[open]", timeout=10_000)
+    assert "You have been playing for" in page.inner_text("#reality-check")
+    assert euros(page.inner_text("#reality-check [data-field=net]")) == 0
+    page.set_viewport_size(PHONE)
+    page.click("#reality-check [data-action=stop]")
+    page.wait_for_url(re.compile(r"^https?://[^/]+/$"))
+    assert page.locator("text=Sign in").count() >= 1

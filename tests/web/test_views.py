@@ -1,0 +1,133 @@
+"""The pages of the web front end, through Django's test client (the browser tests play them)."""
+
+import pytest
+from django.urls import reverse
+
+from tests.factories import TableFactory, make_player
+
+pytestmark = pytest.mark.django_db
+
+
+def test_lobby_lists_open_tables_with_limits_and_exact_house_edge(client):
+    TableFactory(name="Open EUR", min_bet=100, max_bet=50_000)
+    TableFactory(name="Closed EUR", is_open=False)
+    page = client.get("/").content.decode()
+    assert "Open EUR" in page and "Closed EUR" not in page
+    assert "€1.00 to €500.00" in page
+    assert "2.8771 %" in page and "3.6977 %" in page and "18.6495 %" in page
+
+
+def test_api_schema_and_docs_are_served(client):
+    assert client.get("/api/schema/").status_code == 200
+    assert client.get("/api/docs/").status_code == 200
+
+
+@pytest.mark.parametrize("name", ["web:lobby", "web:rules", "web:war", "web:signin", "web:signup"])
+def test_public_pages_render_for_everyone(client, name):
+    response = client.get(reverse(name))
+    assert response.status_code == 200
+    assert b"<main" in response.content
+
+
+@pytest.mark.parametrize("name", ["web:wallet", "web:history", "web:fairness"])
+def test_player_pages_send_strangers_to_sign_in(client, name):
+    response = client.get(reverse(name))
+    assert response.status_code == 302 and response.url.startswith(reverse("web:signin"))
+
+
+def test_a_staff_account_is_told_it_does_not_play(client, django_user_model):
+    staff = django_user_model.objects.create_user(username="op", password="x", is_staff=True)
+    client.force_login(staff)
+    response = client.get(reverse("web:wallet"), follow=True)
+    assert "staff account" in response.content.decode()
+
+
+def test_sign_up_opens_a_wallet_and_signs_in(client):
+    response = client.post(reverse("web:signup"), {"username": "dora", "password": "a-long-enough-passphrase"})
+    assert response.status_code == 302 and response.url == reverse("web:wallet")
+    page = client.get(reverse("web:wallet")).content.decode()
+    assert "dora" in page and "€0.00" in page
+
+
+def test_sign_up_refuses_a_weak_password_and_a_taken_name_with_the_reason(client):
+    make_player(username="taken")
+    weak = client.post(reverse("web:signup"), {"username": "erin", "password": "123"}).content.decode()
+    assert "too short" in weak or "too common" in weak
+    taken = client.post(reverse("web:signup"), {"username": "taken", "password": "a-long-enough-passphrase"})
+    assert "taken" in taken.content.decode() and taken.status_code == 200
+
+
+def test_sign_in_with_wrong_password_says_so_and_next_is_kept_on_this_site(client):
+    player = make_player(username="fay")
+    player.user.set_password("right-password-here")
+    player.user.save()
+    wrong = client.post(reverse("web:signin"), {"username": "fay", "password": "nope"})
+    assert "do not match" in wrong.content.decode()
+    elsewhere = client.post(
+        reverse("web:signin"), {"username": "fay", "password": "right-password-here", "next": "https://evil.example/"}
+    )
+    assert elsewhere.url == reverse("web:lobby")
+
+
+def test_sign_out_needs_a_post(client):
+    player = make_player()
+    client.force_login(player.user)
+    assert client.get(reverse("web:signout")).status_code == 405
+    assert client.post(reverse("web:signout")).status_code == 302
+    assert client.get(reverse("web:wallet")).status_code == 302
+
+
+def test_top_up_adds_play_money_once_per_form(client):
+    from ledger.selectors import player_wallet_summary
+
+    player = make_player()
+    client.force_login(player.user)
+    form = {"amount": "10000", "key": "a" * 32}
+    client.post(reverse("web:wallet-top-up"), form)
+    client.post(reverse("web:wallet-top-up"), form)  # the same form sent twice: one top-up
+    assert player_wallet_summary(player=player)["balance"] == 10_000
+    client.post(reverse("web:wallet-top-up"), {"amount": "12345", "key": "b" * 32})
+    assert player_wallet_summary(player=player)["balance"] == 10_000
+
+
+def test_history_and_round_recall_show_only_the_players_own_rounds(client, table):
+    from casino.services.callers import Caller
+    from casino.services.rounds import round_place
+
+    player, other = make_player(balance=10_000), make_player(balance=10_000)
+    mine = round_place(player=player, table_id=table.pk, main_bet=100, tie_bet=0, caller=Caller.player(player))
+    theirs = round_place(player=other, table_id=table.pk, main_bet=100, tie_bet=0, caller=Caller.player(other))
+    client.force_login(player.user)
+    history = client.get(reverse("web:history")).content.decode()
+    assert str(mine.id) in history and str(theirs.id) not in history
+    recall = client.get(reverse("web:round", args=[mine.id])).content.decode()
+    assert mine.seed_pair.server_seed_hash in recall and mine.seed_pair.server_seed not in recall
+    assert client.get(reverse("web:round", args=[theirs.id])).status_code == 404
+    assert client.get(reverse("web:round", args=["not-a-round"])).status_code == 404
+
+
+def test_a_closed_table_is_not_played(client):
+    player = make_player()
+    client.force_login(player.user)
+    closed = TableFactory(is_open=False)
+    assert client.get(reverse("web:table", args=[closed.pk])).status_code == 404
+
+
+def test_the_table_page_carries_a_pending_decision(client, table):
+    from casino.models import Round
+
+    player = make_player(balance=10_000)
+    client.force_login(player.user)
+    page = client.get(reverse("web:table", args=[table.pk])).content.decode()
+    assert 'data-pending-round=""' in page
+    from tests.web.conftest import give_seed, seed_with_rounds
+
+    give_seed(player, seed_with_rounds([True]))
+    from casino.services.callers import Caller
+    from casino.services.rounds import round_place
+
+    round_place(player=player, table_id=table.pk, main_bet=100, tie_bet=0, caller=Caller.player(player))
+    pending = Round.objects.get(player=player)
+    assert pending.status == "awaiting_decision"
+    page = client.get(reverse("web:table", args=[table.pk])).content.decode()
+    assert f'data-pending-round="{pending.id}"' in page

@@ -1,0 +1,32 @@
+"""Sign-up and sign-in forms: shape and length here; the rules (a free name, a strong password)
+are the services'."""
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+
+def _text(autocomplete: str, **attrs) -> dict:
+    return {"autocomplete": autocomplete, **attrs}
+
+
+class SignUpForm(forms.Form):
+    username = forms.CharField(
+        label=_("Username"), max_length=150, min_length=3,
+        widget=forms.TextInput(attrs=_text("username", autofocus=True)),
+    )  # fmt: skip
+    email = forms.EmailField(
+        label=_("E-mail (optional)"), required=False, widget=forms.EmailInput(attrs=_text("email"))
+    )
+    password = forms.CharField(
+        label=_("Password"), strip=False, widget=forms.PasswordInput(attrs=_text("new-password")),
+        help_text=_("At least 8 characters, not only digits, not a common password."),
+    )  # fmt: skip
+
+
+class SignInForm(forms.Form):
+    username = forms.CharField(
+        label=_("Username"), max_length=150, widget=forms.TextInput(attrs=_text("username", autofocus=True))
+    )
+    password = forms.CharField(
+        label=_("Password"), strip=False, widget=forms.PasswordInput(attrs=_text("current-password"))
+    )

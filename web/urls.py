@@ -1,0 +1,19 @@
+from django.urls import path
+
+from web import views
+
+app_name = "web"
+urlpatterns = [
+    path("", views.lobby, name="lobby"),
+    path("rules/", views.rules, name="rules"),
+    path("signup/", views.signup, name="signup"),
+    path("signin/", views.signin, name="signin"),
+    path("signout/", views.signout, name="signout"),
+    path("wallet/", views.wallet, name="wallet"),
+    path("wallet/top-up/", views.wallet_top_up, name="wallet-top-up"),
+    path("tables/<int:table_id>/", views.table_play, name="table"),
+    path("history/", views.history, name="history"),
+    path("history/<str:round_id>/", views.round_recall, name="round"),
+    path("fairness/", views.fairness, name="fairness"),
+    path("war/", views.war, name="war"),
+]

@@ -1,0 +1,186 @@
+"""Pages of the web front end. Pages render what the selectors read; the play itself (rounds,
+decisions, seeds, War matches) runs in the browser against the public REST API, signed in with
+the session cookie, so the web and partner casinos use one contract."""
+
+from __future__ import annotations
+
+import uuid
+from functools import wraps
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login, logout
+from django.contrib.auth.views import redirect_to_login
+from django.core.paginator import Paginator
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from accounts.services import PLAY_MONEY_TOP_UPS, player_play_money_top_up, player_signup, user_authenticate
+from casino.models import Round, RoundStatus, Table
+from casino.selectors import (
+    round_get_for_player,
+    round_list_for_player,
+    table_house_edge,
+    table_list_open,
+    table_representation,
+    war_presets,
+)
+from core.errors import ServiceError
+from ledger.selectors import account_lines, player_wallet_summary
+from ledger.services import player_accounts_open
+from protection.services import session_start
+from web.forms import SignInForm, SignUpForm
+
+
+def player_required(view):
+    """A signed-in player; anyone else is sent to sign in (staff accounts do not play)."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        player = getattr(request.user, "player", None)
+        if player is None:
+            messages.error(request, _("This account is a staff account: sign in as a player to play."))
+            return redirect("web:lobby")
+        request.player = player
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _safe_next(request, fallback: str) -> str:
+    from django.utils.http import url_has_allowed_host_and_scheme
+
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    ok = url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure())
+    return target if ok and target.startswith("/") else fallback
+
+
+def lobby(request):
+    tables = [{"table": t, "house_edge": table_house_edge(table=t)} for t in table_list_open()]
+    return render(request, "web/lobby.html", {"tables": tables})
+
+
+def rules(request):
+    return render(request, "web/rules.html", {"presets": war_presets()})
+
+
+def signup(request):
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            player = player_signup(
+                username=form.cleaned_data["username"], password=form.cleaned_data["password"],
+                email=form.cleaned_data["email"],
+            )  # fmt: skip
+        except ServiceError as error:
+            form.add_error(None, error.detail)
+        else:
+            login(request, player.user, backend="django.contrib.auth.backends.ModelBackend")
+            session_start(player=player)
+            messages.success(request, _("Welcome, %(name)s. Your wallet is open.") % {"name": player.user.username})
+            return redirect(_safe_next(request, reverse("web:wallet")))
+    return render(request, "web/signup.html", {"form": form, "next": _safe_next(request, "")})
+
+
+def signin(request):
+    form = SignInForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = user_authenticate(
+            request=request, username=form.cleaned_data["username"], password=form.cleaned_data["password"]
+        )
+        if user is None:
+            form.add_error(None, _("That username and password do not match an account."))
+        else:
+            login(request, user)
+            player = getattr(user, "player", None)
+            if player is not None:
+                session_start(player=player)
+            return redirect(_safe_next(request, reverse("web:lobby")))
+    return render(request, "web/signin.html", {"form": form, "next": _safe_next(request, "")})
+
+
+@require_POST
+def signout(request):
+    logout(request)
+    messages.info(request, _("You are signed out."))
+    return redirect("web:lobby")
+
+
+@player_required
+def wallet(request):
+    player = request.player
+    wallet_account, _in_play = player_accounts_open(player=player)
+    lines = Paginator(account_lines(account=wallet_account), 25).get_page(request.GET.get("page"))
+    return render(request, "web/wallet.html", {
+        "summary": player_wallet_summary(player=player), "lines": lines,
+        "play_money": settings.PLAY_MONEY, "top_ups": PLAY_MONEY_TOP_UPS, "top_up_key": uuid.uuid4().hex,
+    })  # fmt: skip
+
+
+@require_POST
+@player_required
+def wallet_top_up(request):
+    try:
+        amount = int(request.POST.get("amount", ""))
+    except ValueError:
+        amount = None
+    key = request.POST.get("key", "")
+    if not (isinstance(key, str) and len(key) == 32 and key.isalnum()):
+        messages.error(request, _("The form expired; please try again."))
+        return redirect("web:wallet")
+    try:
+        player_play_money_top_up(
+            player=request.player, amount=amount, idempotency_key=f"top-up:{request.player.pk}:{key}"
+        )
+    except ServiceError as error:
+        messages.error(request, error.detail)
+    else:
+        messages.success(request, _("Play money added to your wallet."))
+    return redirect("web:wallet")
+
+
+@player_required
+def table_play(request, table_id: int):
+    table = Table.objects.filter(pk=table_id, is_open=True).first()
+    if table is None:
+        raise Http404(_("This table is closed or does not exist."))
+    pending = (
+        Round.objects.filter(player=request.player, table=table, status=RoundStatus.AWAITING_DECISION)
+        .values_list("id", flat=True)
+        .first()
+    )
+    return render(request, "web/table.html", {
+        "table": table,
+        "house_edge": table_house_edge(table=table),
+        "table_json": table_representation(table),
+        "pending_round": str(pending) if pending else None,
+        "summary": player_wallet_summary(player=request.player),
+    })  # fmt: skip
+
+
+@player_required
+def history(request):
+    rounds = Paginator(round_list_for_player(player=request.player).select_related("table"), 20)
+    return render(request, "web/history.html", {"rounds": rounds.get_page(request.GET.get("page"))})
+
+
+@player_required
+def round_recall(request, round_id: str):
+    round_ = round_get_for_player(player=request.player, round_id=round_id)
+    if round_ is None:
+        raise Http404(_("No such round."))
+    return render(request, "web/round.html", {"round": round_})
+
+
+@player_required
+def fairness(request):
+    return render(request, "web/fairness.html", {"round_id": request.GET.get("round", "")})
+
+
+def war(request):
+    return render(request, "web/war.html", {"presets_json": war_presets()})
