@@ -36,3 +36,16 @@ def format_money(minor: int, currency: str, *, language: str) -> str:
     if not language or language.startswith("en"):
         return f"{sign}{symbol}{number}"
     return f"{sign}{number} {symbol}"
+
+
+def parse_money(text: str, *, language: str) -> int:
+    """Minor units from an amount a person typed ("1,234.50" in English, "1.234,50" in Portuguese or
+    Spanish, or plain "50"); ValueError when it is not one."""
+    thousands, decimal = _separators(language)
+    cleaned = text.strip().replace(" ", "").replace(thousands, "")
+    if decimal != ".":
+        cleaned = cleaned.replace(decimal, ".")
+    units, _, fraction = cleaned.partition(".")
+    if not units.isdigit() or (fraction and (not fraction.isdigit() or len(fraction) > MINOR_DIGITS)):
+        raise ValueError(f"{text!r} is not an amount")
+    return int(units) * 10**MINOR_DIGITS + int(fraction.ljust(MINOR_DIGITS, "0") or 0)

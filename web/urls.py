@@ -15,5 +15,7 @@ urlpatterns = [
     path("history/", views.history, name="history"),
     path("history/<str:round_id>/", views.round_recall, name="round"),
     path("fairness/", views.fairness, name="fairness"),
+    path("play-safe/", views.protection, name="protection"),
+    path("play-safe/change/", views.protection_change, name="protection-change"),
     path("war/", views.war, name="war"),
 ]

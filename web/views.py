@@ -28,7 +28,7 @@ from casino.selectors import (
     table_representation,
     war_presets,
 )
-from core.errors import ServiceError
+from core.errors import InvalidInput, ServiceError
 from ledger.selectors import account_lines, player_wallet_summary
 from ledger.services import player_accounts_open
 from protection.services import session_start
@@ -184,3 +184,67 @@ def fairness(request):
 
 def war(request):
     return render(request, "web/war.html", {"presets_json": war_presets()})
+
+
+@player_required
+def protection(request):
+    from protection.selectors import protection_summary
+
+    return render(request, "web/protection.html", {
+        "summary": protection_summary(player=request.player),
+        "currency": request.player.currency,
+        "timeout_days": (1, 3, 7, 14, 30, 42),
+        "reality_minutes": (0, 15, 30, 60, 120),
+    })  # fmt: skip
+
+
+@require_POST
+@player_required
+def protection_change(request):
+    """One form per change: a limit, the reality-check interval, a time-out or a self-exclusion."""
+    from django.utils.translation import get_language
+
+    from casino.services.callers import Caller
+    from core.formatting import parse_money
+    from protection.services import exclusion_start, limit_set, reality_check_set
+
+    player, caller, form = request.player, Caller.player(request.player), request.POST
+    try:
+        if form.get("change") == "limit":
+            amount = None
+            if not form.get("remove"):
+                try:
+                    amount = parse_money(form.get("amount", ""), language=get_language() or "en")
+                except ValueError:
+                    raise InvalidInput(_("Write the limit as an amount, for example 50 or 50.00.")) from None
+            limit = limit_set(player=player, kind=form.get("kind"), period=form.get("period"), amount=amount,
+                              caller=caller)  # fmt: skip
+            if limit.effective_from > limit.requested_at:
+                messages.info(request, _("Raising or removing a limit takes effect after 24 hours."))
+            else:
+                messages.success(request, _("Your limit applies now."))
+        elif form.get("change") == "reality_check":
+            reality_check_set(player=player, interval_minutes=_int(form.get("interval")), caller=caller)
+            messages.success(request, _("Reality check saved."))
+        elif form.get("change") in ("timeout", "self_exclusion"):
+            if not form.get("confirm"):
+                raise InvalidInput(_("Tick the box to confirm: it cannot be undone early."))
+            kind = form["change"]
+            exclusion_start(player=player, kind=kind, caller=caller,
+                            days=_int(form.get("days")) if kind == "timeout" else None,
+                            months=_int(form.get("months")) if kind == "self_exclusion" else None)  # fmt: skip
+            logout(request)
+            messages.info(request, _("You are signed out until your break ends. Take care."))
+            return redirect("web:lobby")
+        else:
+            raise InvalidInput(_("Unknown change."))
+    except ServiceError as error:
+        messages.error(request, error.detail)
+    return redirect("web:protection")
+
+
+def _int(value) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None

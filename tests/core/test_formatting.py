@@ -26,3 +26,21 @@ def test_numbers_group_thousands_per_language():
     assert format_number(1234567, language="en") == "1,234,567"
     assert format_number(1234567, language="pt-br") == "1.234.567"
     assert format_number(-1234567, language="es", decimals=2) == "-12.345,67"
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "minor"),
+    [("50", "en", 5000), ("1,234.5", "en", 123450), ("1.234,50", "es", 123450), ("0,05", "pt-br", 5), (" 7 ", "en", 700)],
+)
+def test_typed_amounts_are_read_per_language(text, language, minor):
+    from core.formatting import parse_money
+
+    assert parse_money(text, language=language) == minor
+
+
+@pytest.mark.parametrize("text", ["", "abc", "-5", "1.234", "1.2.3", "5.001", "1e3"])
+def test_what_is_not_an_amount_is_refused(text):
+    from core.formatting import parse_money
+
+    with pytest.raises(ValueError):
+        parse_money(text, language="en")

@@ -131,3 +131,27 @@ def test_the_table_page_carries_a_pending_decision(client, table):
     assert pending.status == "awaiting_decision"
     page = client.get(reverse("web:table", args=[table.pk])).content.decode()
     assert f'data-pending-round="{pending.id}"' in page
+
+
+def test_a_player_sets_limits_a_reality_check_and_a_break_from_the_play_safe_page(client):
+    from protection.models import Exclusion, PlayerLimit, RealityCheck
+
+    player = make_player()
+    client.force_login(player.user)
+    assert client.get(reverse("web:protection")).status_code == 200
+    change = reverse("web:protection-change")
+    client.post(change, {"change": "limit", "kind": "loss", "period": "week", "amount": "1,234.50"})
+    assert PlayerLimit.objects.get(player=player).amount == 123_450
+    page = client.get(reverse("web:protection")).content.decode()
+    assert "€1,234.50" in page and "Net loss" in page
+    bad = client.post(change, {"change": "limit", "kind": "loss", "period": "week", "amount": "lots"}, follow=True)
+    assert "for example 50" in bad.content.decode() and PlayerLimit.objects.count() == 1
+    raised = client.post(change, {"change": "limit", "kind": "loss", "period": "week", "amount": "2000"}, follow=True)
+    assert "after 24 hours" in raised.content.decode()
+    client.post(change, {"change": "reality_check", "interval": "30"})
+    assert RealityCheck.objects.get(player=player).interval_minutes == 30
+    unconfirmed = client.post(change, {"change": "timeout", "days": "7"}, follow=True)
+    assert "confirm" in unconfirmed.content.decode() and not Exclusion.objects.exists()
+    client.post(change, {"change": "timeout", "days": "7", "confirm": "1"})
+    assert Exclusion.objects.get(player=player).kind == "timeout"
+    assert client.get(reverse("web:wallet")).status_code == 302  # signed out
