@@ -159,3 +159,22 @@ def player_play_money_top_up(*, player: Player, amount: object, idempotency_key:
         audit_record(actor_type=ActorType.PLAYER, actor_id=player.pk, action="wallet.play_money_top_up",
                      obj_type="player", obj_id=player.pk, amount=amount)  # fmt: skip
     return amount
+
+
+def staff_totp_enroll(*, username: str, replace: bool = False):
+    """A confirmed TOTP device for a staff member (their second factor in the back office).
+    An existing device is kept unless `replace` (a lost phone): then every old one is deleted."""
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    user = User.objects.filter(username=username, is_staff=True).first()
+    if user is None:
+        raise InvalidInput(f"no staff user {username!r}")
+    with transaction.atomic():
+        existing = TOTPDevice.objects.filter(user=user, confirmed=True).first()
+        if existing is not None and not replace:
+            return existing, False
+        TOTPDevice.objects.filter(user=user).delete()
+        device = TOTPDevice.objects.create(user=user, name="authenticator app", confirmed=True)
+        audit_record(actor_type="system", actor_id="staff_totp", action="staff.totp_enrolled", obj_type="user",
+                     obj_id=user.pk, replaced=existing is not None)  # fmt: skip
+    return device, True

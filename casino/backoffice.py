@@ -4,16 +4,37 @@ from __future__ import annotations
 
 import csv
 from datetime import date
+from functools import wraps
 
 from django.contrib import admin
 from django.contrib.auth.decorators import permission_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.safestring import mark_safe
 
 from casino.reports import GROUPS, ggr_report, rtp_report
 from core.charts import bar_chart_svg
 from ledger.models import VerificationRun
+
+
+def back_office_view(permission: str):
+    """A report page: staff verified by both factors (else the admin's sign-in), with `permission`."""
+
+    def decorate(view):
+        checked = permission_required(permission, raise_exception=True)(view)
+
+        @wraps(view)
+        def wrapper(request, *args, **kwargs):
+            user = request.user
+            if not (user.is_authenticated and user.is_staff and user.is_verified()):
+                return redirect_to_login(request.get_full_path(), login_url=reverse("admin:login"))
+            return checked(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
 
 
 def _dates(request) -> tuple[date | None, date | None, list[str]]:
@@ -43,13 +64,13 @@ def _context(request, title: str, **extra) -> dict:
     return {**admin.site.each_context(request), "title": title, **extra}
 
 
-@permission_required("casino.view_round", raise_exception=True)
+@back_office_view("casino.view_round")
 def reports_index(request):
     runs = VerificationRun.objects.all()[:30]
     return render(request, "admin/reports/index.html", _context(request, "Reports", groups=list(GROUPS), runs=runs))
 
 
-@permission_required("casino.view_round", raise_exception=True)
+@back_office_view("casino.view_round")
 def ggr(request):
     by = request.GET.get("by", "day")
     start, end, errors = _dates(request)
@@ -71,7 +92,7 @@ def ggr(request):
     ))  # fmt: skip
 
 
-@permission_required("casino.view_round", raise_exception=True)
+@back_office_view("casino.view_round")
 def rtp(request):
     start, end, errors = _dates(request)
     rows = rtp_report(start=start, end=end)

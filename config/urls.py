@@ -6,9 +6,6 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from casino import backoffice
 from core.health import healthz
 
-admin.site.site_header = "Casino War back office"
-admin.site.site_title = "Casino War back office"
-
 urlpatterns = [
     path("", include("web.urls")),
     path("i18n/", include("django.conf.urls.i18n")),

@@ -1,6 +1,8 @@
 import pytest
 from django.db import connection
 
+pytest_plugins = ["tests.browser"]  # Chromium fixtures for the browser tests (web, back office)
+
 
 @pytest.fixture
 def postgres_only():
@@ -66,3 +68,28 @@ def player_client(client, player):
     token, _ = Token.objects.get_or_create(user=player.user)
     client.defaults["HTTP_AUTHORIZATION"] = f"Token {token.key}"
     return client
+
+
+@pytest.fixture(autouse=True)
+def staff_pass_second_factor(monkeypatch):
+    """`force_login` of a staff user also marks the session verified by their TOTP device, as the
+    admin's two-factor sign-in does: such tests are about what staff may do once signed in. The
+    sign-in itself (password and code) is tested in tests/core/test_admin_site.py."""
+    from django.test import Client
+    from django_otp import DEVICE_ID_SESSION_KEY
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    original = Client.force_login
+
+    def force_login(self, user, backend=None):
+        original(self, user, backend)
+        if user.is_staff:
+            device = TOTPDevice.objects.filter(user=user).first() or TOTPDevice.objects.create(
+                user=user, name="test", confirmed=True
+            )
+            session = self.session
+            session[DEVICE_ID_SESSION_KEY] = device.persistent_id
+            session.save()
+
+    monkeypatch.setattr(Client, "force_login", force_login)
+    monkeypatch.setattr(Client, "force_login_password_only", original, raising=False)

@@ -73,8 +73,12 @@ def test_sign_ins_failures_and_permission_changes_are_recorded(client):
     user = StaffFactory(username="olga")
     user.set_password("a-long-pass-phrase")
     user.save()
+    from accounts.services import staff_totp_enroll
+    from tests.core.test_admin_site import code
+
+    device, _ = staff_totp_enroll(username="olga")
     client.post("/admin/login/", {"username": "olga", "password": "wrong"})
-    client.post("/admin/login/", {"username": "olga", "password": "a-long-pass-phrase"})
+    client.post("/admin/login/", {"username": "olga", "password": "a-long-pass-phrase", "otp_token": code(device)})
     user.groups.add(Group.objects.get(name=OPERATOR))
     actions = list(AuditEvent.objects.values_list("action", flat=True))
     assert "sign_in.failed" in actions and "staff.signed_in" in actions and "user.groups.add" in actions

@@ -30,7 +30,13 @@ def test_numbers_group_thousands_per_language():
 
 @pytest.mark.parametrize(
     ("text", "language", "minor"),
-    [("50", "en", 5000), ("1,234.5", "en", 123450), ("1.234,50", "es", 123450), ("0,05", "pt-br", 5), (" 7 ", "en", 700)],
+    [
+        ("50", "en", 5000),
+        ("1,234.5", "en", 123450),
+        ("1.234,50", "es", 123450),
+        ("0,05", "pt-br", 5),
+        (" 7 ", "en", 700),
+    ],
 )
 def test_typed_amounts_are_read_per_language(text, language, minor):
     from core.formatting import parse_money

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from tests.web.conftest import PHONE, give_seed, screenshot, seed_with_rounds, sign_in
+from tests.browser import PHONE, give_seed, screenshot, seed_with_rounds, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "correct-horse-battery-staple"

@@ -120,7 +120,7 @@ def test_the_table_page_carries_a_pending_decision(client, table):
     client.force_login(player.user)
     page = client.get(reverse("web:table", args=[table.pk])).content.decode()
     assert 'data-pending-round=""' in page
-    from tests.web.conftest import give_seed, seed_with_rounds
+    from tests.browser import give_seed, seed_with_rounds
 
     give_seed(player, seed_with_rounds([True]))
     from casino.services.callers import Caller

@@ -6,7 +6,7 @@ from django.db import transaction
 
 from accounts.models import Player, User
 from accounts.roles import AUDITOR, OPERATOR
-from accounts.services import player_create, roles_sync
+from accounts.services import player_create, roles_sync, staff_totp_enroll
 from casino.models import Table
 from ledger.services import Actor, wallet_deposit
 
@@ -60,8 +60,11 @@ class Command(BaseCommand):
                     user.save(update_fields=["password"])
                 if group:
                     user.groups.add(*Group.objects.filter(name=group))
+                staff_totp_enroll(username=username)
         self.stdout.write(
             "Demo data ready.\n"
             f"  player   demo / {DEMO_PASSWORD}  (1,000.00 EUR play money)\n"
             f"  staff    operator / {DEMO_PASSWORD}, auditor / {DEMO_PASSWORD}, admin / {DEMO_PASSWORD} (superuser)\n"
+            "           plus a TOTP code: `python manage.py staff_totp --username operator` shows the QR code\n"
+            "           to scan; on a demo server `... --code` prints the current code\n"
         )

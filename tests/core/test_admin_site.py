@@ -1,0 +1,94 @@
+"""Staff sign in to the back office with a password and a TOTP code, and are signed out when idle."""
+
+import time
+
+import pytest
+from django.core.management import CommandError, call_command
+from django_otp.oath import totp
+from django_otp.plugins.otp_totp.models import TOTPDevice
+
+from accounts.services import staff_totp_enroll
+from core.middleware import LAST_SEEN
+from core.models import AuditEvent
+
+pytestmark = pytest.mark.django_db
+PASSWORD = "a-staff-passphrase-1"
+
+
+@pytest.fixture
+def auditor(django_user_model):
+    user = django_user_model.objects.create_user(username="audrey", password=PASSWORD, is_staff=True)
+    device, _ = staff_totp_enroll(username="audrey")
+    return user, device
+
+
+def code(device: TOTPDevice) -> str:
+    return f"{totp(device.bin_key, step=device.step, t0=device.t0, digits=device.digits):0{device.digits}d}"
+
+
+def sign_in(client, token: str = ""):
+    return client.post("/admin/login/?next=/admin/", {"username": "audrey", "password": PASSWORD, "otp_token": token})
+
+
+def test_a_password_alone_does_not_open_the_back_office(client, auditor):
+    response = sign_in(client)
+    assert response.status_code == 200  # the form again, asking for the code
+    assert client.get("/admin/").status_code == 302
+    assert AuditEvent.objects.filter(action="sign_in.second_factor_failed", actor_id="audrey").exists()
+
+
+def test_a_wrong_code_is_refused_and_recorded(client, auditor):
+    _, device = auditor
+    wrong = f"{(int(code(device)) + 1) % 1_000_000:06d}"
+    assert sign_in(client, wrong).status_code == 200
+    assert client.get("/admin/").status_code == 302
+    assert AuditEvent.objects.filter(action="sign_in.second_factor_failed").count() == 1
+
+
+def test_password_and_code_open_the_back_office_and_the_sign_in_is_recorded(client, auditor):
+    user, device = auditor
+    response = sign_in(client, code(device))
+    assert response.status_code == 302 and response.url == "/admin/"
+    assert client.get("/admin/").status_code == 200
+    assert AuditEvent.objects.filter(action="staff.signed_in", actor_id=str(user.pk)).exists()
+
+
+def test_a_session_without_the_second_factor_is_not_staff_for_the_admin_or_the_reports(client, auditor):
+    user, _ = auditor
+    client.force_login_password_only(user)
+    assert client.get("/admin/").status_code == 302
+    assert client.get("/admin/reports/ggr/").status_code == 302
+
+
+def test_an_idle_staff_session_ends(client, auditor, settings):
+    user, _ = auditor
+    client.force_login(user)
+    assert client.get("/admin/").status_code == 200
+    session = client.session
+    session[LAST_SEEN] = time.time() - settings.STAFF_SESSION_IDLE_MINUTES * 60 - 5
+    session.save()
+    response = client.get("/admin/")
+    assert response.status_code == 302 and response.url.startswith("/admin/login/")
+    assert client.get("/admin/").status_code == 302  # signed out, not just redirected once
+    assert AuditEvent.objects.filter(action="staff.session_timed_out", object_id=str(user.pk)).exists()
+
+
+def test_an_active_staff_session_goes_on(client, auditor):
+    user, _ = auditor
+    client.force_login(user)
+    for _ in range(3):
+        assert client.get("/admin/").status_code == 200
+
+
+def test_enrolment_keeps_a_device_unless_replaced_and_the_command_prints_the_address(auditor, capsys, settings):
+    user, device = auditor
+    assert staff_totp_enroll(username="audrey") == (device, False)
+    call_command("staff_totp", "--username", "audrey", "--replace", "--no-qr")
+    out = capsys.readouterr().out
+    assert "otpauth://totp/" in out and "issuer=Casino%20War" in out
+    assert TOTPDevice.objects.filter(user=user).count() == 1 and not TOTPDevice.objects.filter(pk=device.pk).exists()
+    settings.DEBUG = False
+    with pytest.raises(CommandError, match="demo servers"):
+        call_command("staff_totp", "--username", "audrey", "--code")
+    with pytest.raises(CommandError, match="no staff user"):
+        call_command("staff_totp", "--username", "nobody")
