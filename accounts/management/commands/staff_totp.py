@@ -13,7 +13,7 @@ from core.errors import InvalidInput
 
 
 class Command(BaseCommand):
-    help = (
+    help = "Enrol (--replace: re-enrol) a staff user's TOTP second factor; --code prints the current code (DEBUG only)."
         "Enrol (or with --replace, re-enrol) a staff user's TOTP second factor; --code shows the current code in DEBUG."
     )
 
