@@ -14,8 +14,6 @@ from core.errors import InvalidInput
 
 class Command(BaseCommand):
     help = "Enrol (--replace: re-enrol) a staff user's TOTP second factor; --code prints the current code (DEBUG only)."
-        "Enrol (or with --replace, re-enrol) a staff user's TOTP second factor; --code shows the current code in DEBUG."
-    )
 
     def add_arguments(self, parser):
         parser.add_argument("--username", required=True)
