@@ -10,6 +10,7 @@ from datetime import timedelta
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from accounts.models import Partner, PartnerNonce, Player, Transfer
 from core.audit import audit_record
@@ -37,27 +38,27 @@ def partner_authenticate(
     """The partner that signed this request, or `signature_invalid` (401) for an unknown key, a
     wrong signature, a timestamp more than 300 s off, or a nonce this key already used."""
     if not (key_id and timestamp and nonce and signature):
-        raise SignatureInvalid("X-Partner-Key, X-Timestamp, X-Nonce and X-Signature are all required")
+        raise SignatureInvalid(gettext("X-Partner-Key, X-Timestamp, X-Nonce and X-Signature are all required"))
     if not NONCE_PATTERN.match(nonce):
-        raise SignatureInvalid("X-Nonce is 8 to 64 characters of [A-Za-z0-9_-]")
+        raise SignatureInvalid(gettext("X-Nonce is 8 to 64 characters of [A-Za-z0-9_-]"))
     try:
         sent_at = int(timestamp)
     except ValueError:
-        raise SignatureInvalid("X-Timestamp is a Unix time in seconds") from None
+        raise SignatureInvalid(gettext("X-Timestamp is a Unix time in seconds")) from None
     if abs(time.time() - sent_at) > CLOCK_SKEW_S:
-        raise SignatureInvalid("X-Timestamp is more than 300 seconds away from the server's clock")
+        raise SignatureInvalid(gettext("X-Timestamp is more than 300 seconds away from the server's clock"))
     partner = Partner.objects.filter(key_id=key_id, is_active=True).first()
     expected = request_signature(
         secret=partner.secret if partner else "no-such-partner", timestamp=timestamp, nonce=nonce,
         method=method, path=path, body=body,
     )  # fmt: skip
     if not hmac.compare_digest(expected, signature.lower()) or partner is None:
-        raise SignatureInvalid("the signature does not match")
+        raise SignatureInvalid(gettext("the signature does not match"))
     try:
         with transaction.atomic():
             PartnerNonce.objects.create(partner=partner, nonce=nonce)
     except IntegrityError:
-        raise SignatureInvalid("this nonce was already used") from None
+        raise SignatureInvalid(gettext("this nonce was already used")) from None
     return partner
 
 
@@ -71,7 +72,7 @@ def partner_nonces_purge() -> int:
 def partner_player_get(*, partner: Partner, external_id: str) -> Player:
     player = Player.objects.select_related("user").filter(partner=partner, external_id=external_id).first()
     if player is None:
-        raise NotFound("no such player")
+        raise NotFound(gettext("no such player"))
     return player
 
 
@@ -80,14 +81,16 @@ def partner_player_upsert(*, partner: Partner, external_id: str, currency: objec
     from accounts.services import player_create
 
     if not EXTERNAL_ID_PATTERN.match(external_id or ""):
-        raise InvalidInput("external_id is 1 to 128 characters of [A-Za-z0-9_.:@-]")
+        raise InvalidInput(gettext("external_id is 1 to 128 characters of [A-Za-z0-9_.:@-]"))
     existing = Player.objects.filter(partner=partner, external_id=external_id).first()
     if existing is not None:
         if currency is not None and currency != existing.currency:
-            raise WalletCurrencyMismatch(f"the player's wallet is in {existing.currency}")
+            raise WalletCurrencyMismatch(
+                gettext("the player's wallet is in %(currency)s") % {"currency": existing.currency}
+            )
         return existing, False
     if not isinstance(currency, str) or not CURRENCY_PATTERN.match(currency):
-        raise InvalidInput("currency is an ISO 4217 code such as EUR")
+        raise InvalidInput(gettext("currency is an ISO 4217 code such as EUR"))
     try:
         with transaction.atomic():
             player = player_create(
@@ -106,10 +109,10 @@ def partner_transfer(
 ) -> Transfer:
     """Move money between the partner's settlement account and the player's wallet."""
     if direction not in (Transfer.IN, Transfer.OUT):
-        raise InvalidInput('direction is "in" or "out"')
+        raise InvalidInput(gettext('direction is "in" or "out"'))
     amount = minor_units(amount)
     if not isinstance(reference, str) or not 1 <= len(reference) <= 128 or not reference.isprintable():
-        raise InvalidInput("reference is 1 to 128 printable characters")
+        raise InvalidInput(gettext("reference is 1 to 128 printable characters"))
     with transaction.atomic():
         if direction == Transfer.IN:
             protection_check_deposit(player=player, amount=amount)

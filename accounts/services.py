@@ -9,6 +9,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
+from django.utils.translation import gettext, gettext_lazy
 
 from accounts.models import Partner, Player, User
 from accounts.roles import AUDITOR, OPERATOR, SUPPORT
@@ -92,12 +93,12 @@ def player_signup(*, username: object, password: object, email: object = "") -> 
         or not 3 <= len(username) <= 150
         or not username.replace("_", "").replace(".", "").replace("-", "").isalnum()
     ):
-        raise InvalidInput("a username is 3 to 150 letters, digits, '.', '_' or '-'")
+        raise InvalidInput(gettext("a username is 3 to 150 letters, digits, '.', '_' or '-'"))
     if not isinstance(password, str):
-        raise InvalidInput("a password is required")
+        raise InvalidInput(gettext("a password is required"))
     email = email or ""
     if not isinstance(email, str):
-        raise InvalidInput("email must be a string")
+        raise InvalidInput(gettext("email must be a string"))
     try:
         if email:
             validate_email(email)
@@ -118,7 +119,7 @@ def user_authenticate(*, request, username: object, password: object):
     from django.contrib.auth import authenticate
 
     if not isinstance(username, str) or not isinstance(password, str):
-        raise InvalidInput("username and password are strings")
+        raise InvalidInput(gettext("username and password are strings"))
     if "\x00" in username or "\x00" in password:
         return None  # no account has such a name, and PostgreSQL text cannot hold NUL
     user = authenticate(request, username=username, password=password)
@@ -132,7 +133,7 @@ PLAY_MONEY_CEILING = 1_000_000  # a top-up never lifts the balance above this
 class PlayMoneyOff(InvalidInput):
     code = "play_money_off"
     status = 403
-    title = "This service plays with real money: top-ups come from the casino."
+    title = gettext_lazy("This service plays with real money: top-ups come from the casino.")
 
 
 def player_play_money_top_up(*, player: Player, amount: object, idempotency_key: str) -> int:
@@ -148,12 +149,19 @@ def player_play_money_top_up(*, player: Player, amount: object, idempotency_key:
     if not settings.PLAY_MONEY:
         raise PlayMoneyOff()
     if amount not in PLAY_MONEY_TOP_UPS or type(amount) is not int:
-        raise InvalidInput("a top-up is one of the offered amounts")
+        raise InvalidInput(gettext("a top-up is one of the offered amounts"))
     with transaction.atomic():
         protection_check_deposit(player=player, amount=amount)
         balance = player_wallet_summary(player=player)["balance"]
         if balance + amount > PLAY_MONEY_CEILING:
-            raise InvalidInput("play money tops up to at most 10,000.00; play some of it first")
+            from django.utils.translation import get_language
+
+            from core.formatting import format_money
+
+            ceiling = format_money(PLAY_MONEY_CEILING, player.currency, language=get_language() or "en")
+            raise InvalidInput(
+                gettext("play money tops up to at most %(ceiling)s; play some of it first") % {"ceiling": ceiling}
+            )
         wallet_deposit(player=player, amount=amount, idempotency_key=idempotency_key,
                        actor=Actor(ActorType.PLAYER, str(player.pk)), reason="play money top-up")  # fmt: skip
         audit_record(actor_type=ActorType.PLAYER, actor_id=player.pk, action="wallet.play_money_top_up",
@@ -168,7 +176,7 @@ def staff_totp_enroll(*, username: str, replace: bool = False):
 
     user = User.objects.filter(username=username, is_staff=True).first()
     if user is None:
-        raise InvalidInput(f"no staff user {username!r}")
+        raise InvalidInput(gettext("no staff user %(name)r") % {"name": username})
     with transaction.atomic():
         existing = TOTPDevice.objects.filter(user=user, confirmed=True).first()
         if existing is not None and not replace:

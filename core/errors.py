@@ -6,11 +6,13 @@ problem details. The codes are part of the public contract and never change.
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy
+
 
 class ServiceError(Exception):
     code: str = "error"
     status: int = 400
-    title: str = "The request could not be served."
+    title: str = gettext_lazy("The request could not be served.")
 
     def __init__(self, detail: str | None = None, **extra: object) -> None:
         self.detail = detail or self.title
@@ -21,45 +23,45 @@ class ServiceError(Exception):
 class InvalidInput(ServiceError):
     code = "invalid_input"
     status = 400
-    title = "The request is malformed or invalid."
+    title = gettext_lazy("The request is malformed or invalid.")
 
 
 class InvalidAmount(InvalidInput):
     code = "invalid_amount"
-    title = "The amount must be a positive integer number of minor units."
+    title = gettext_lazy("The amount must be a positive integer number of minor units.")
 
 
 class NotFound(ServiceError):
     code = "not_found"
     status = 404
-    title = "Not found."
+    title = gettext_lazy("Not found.")
 
 
 class StateConflict(ServiceError):
     code = "conflict"
     status = 409
-    title = "The object's state does not allow this."
+    title = gettext_lazy("The object's state does not allow this.")
 
 
 class BusinessRuleRefused(ServiceError):
     code = "refused"
     status = 422
-    title = "A business rule refuses this request."
+    title = gettext_lazy("A business rule refuses this request.")
 
 
 class InsufficientFunds(BusinessRuleRefused):
     code = "insufficient_funds"
-    title = "The wallet does not hold enough money for this."
+    title = gettext_lazy("The wallet does not hold enough money for this.")
 
 
 class IdempotencyConflict(BusinessRuleRefused):
     code = "idempotency_conflict"
-    title = "This idempotency key was already used with different content."
+    title = gettext_lazy("This idempotency key was already used with different content.")
 
 
 class CurrencyMismatch(InvalidInput):
     code = "currency_mismatch"
-    title = "The currencies of this operation do not match."
+    title = gettext_lazy("The currencies of this operation do not match.")
 
 
 # --- The public contract's codes (API.md) ---------------------------------------------------------
@@ -67,65 +69,65 @@ class CurrencyMismatch(InvalidInput):
 
 class UnknownTable(InvalidInput):
     code = "unknown_table"
-    title = "There is no such table."
+    title = gettext_lazy("There is no such table.")
 
 
 class BetOutOfLimits(BusinessRuleRefused):
     code = "bet_out_of_limits"
-    title = "The bet is outside the table's limits or off its bet step."
+    title = gettext_lazy("The bet is outside the table's limits or off its bet step.")
 
 
 class TableClosed(BusinessRuleRefused):
     code = "table_closed"
-    title = "The table is closed."
+    title = gettext_lazy("The table is closed.")
 
 
 class LimitExceeded(BusinessRuleRefused):
     code = "limit_exceeded"
-    title = "This would exceed one of the player's limits."
+    title = gettext_lazy("This would exceed one of the player's limits.")
 
 
 class SelfExcluded(BusinessRuleRefused):
     code = "self_excluded"
-    title = "The player is excluded from play."
+    title = gettext_lazy("The player is excluded from play.")
 
 
 class WalletCurrencyMismatch(BusinessRuleRefused):
     code = "currency_mismatch"
-    title = "The table's currency is not the wallet's currency."
+    title = gettext_lazy("The table's currency is not the wallet's currency.")
 
 
 class RoundNotAwaitingDecision(StateConflict):
     code = "round_not_awaiting_decision"
-    title = "The round is not waiting for a decision."
+    title = gettext_lazy("The round is not waiting for a decision.")
 
 
 class RoundAwaitingDecision(StateConflict):
     code = "round_awaiting_decision"
-    title = "A round is waiting for a decision."
+    title = gettext_lazy("A round is waiting for a decision.")
 
 
 class IdempotencyKeyRequired(InvalidInput):
     code = "idempotency_key_required"
-    title = "This request needs an Idempotency-Key header."
+    title = gettext_lazy("This request needs an Idempotency-Key header.")
 
 
 class IdempotencyKeyInvalid(InvalidInput):
     code = "idempotency_key_invalid"
-    title = "The Idempotency-Key must be 1 to 255 printable ASCII characters."
+    title = gettext_lazy("The Idempotency-Key must be 1 to 255 printable ASCII characters.")
 
 
 class IdempotencyInFlight(StateConflict):
     code = "idempotency_in_flight"
-    title = "A request with this Idempotency-Key is still being processed."
+    title = gettext_lazy("A request with this Idempotency-Key is still being processed.")
 
 
 class SignatureInvalid(ServiceError):
     code = "signature_invalid"
     status = 401
-    title = "The request signature is missing, wrong, stale or replayed."
+    title = gettext_lazy("The request signature is missing, wrong, stale or replayed.")
 
 
 class UsernameTaken(InvalidInput):
     code = "username_taken"
-    title = "This username is taken."
+    title = gettext_lazy("This username is taken.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.http import Http404
+from django.utils.translation import gettext
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -26,9 +27,9 @@ _DRF_CODES = {
 def problem_response(*, status_code: int, code: str, title: str, detail: str, **extra: object) -> Response:
     body = {
         "type": f"https://casino-war.example/problems/{code}",
-        "title": title,
+        "title": str(title),  # lazily translated texts become the caller's language here
         "status": status_code,
-        "detail": detail,
+        "detail": str(detail),
         "code": code,
         **extra,
     }
@@ -47,13 +48,13 @@ def problem_exception_handler(exc, context):
     extra: dict[str, object] = {}
     if isinstance(exc, exceptions.ValidationError):
         extra["errors"] = response.data
-        detail = "Some fields are invalid."
+        detail = gettext("Some fields are invalid.")
     else:
         detail = str(getattr(exc, "detail", "")) or code
     problem = problem_response(
         status_code=response.status_code,
         code=code,
-        title=detail if not extra else "Invalid input.",
+        title=detail if not extra else gettext("Invalid input."),
         detail=detail,
         **extra,
     )

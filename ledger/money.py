@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from django.utils.translation import gettext
+
 from core.errors import CurrencyMismatch, InvalidAmount
 
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
@@ -21,8 +23,11 @@ def minor_units(value: object, *, name: str = "amount", allow_zero: bool = False
     """An amount from the outside world: a JSON integer (not a float, a string or a boolean),
     positive (or zero where allowed) and at most MAX_MINOR_UNITS; otherwise `invalid_amount`."""
     if type(value) is not int or value < 0 or (value == 0 and not allow_zero) or value > MAX_MINOR_UNITS:
-        kind = "a non-negative" if allow_zero else "a positive"
-        raise InvalidAmount(f"{name} must be {kind} integer of minor units, at most {MAX_MINOR_UNITS}")
+        if allow_zero:
+            text = gettext("%(name)s must be a non-negative integer of minor units, at most %(max)s")
+        else:
+            text = gettext("%(name)s must be a positive integer of minor units, at most %(max)s")
+        raise InvalidAmount(text % {"name": name, "max": MAX_MINOR_UNITS})
     return value
 
 
@@ -33,9 +38,9 @@ class Money:
 
     def __post_init__(self) -> None:
         if type(self.amount) is not int:
-            raise InvalidAmount(f"an amount is an integer of minor units, not {type(self.amount).__name__}")
+            raise InvalidAmount(gettext("an amount is an integer of minor units"))
         if not isinstance(self.currency, str) or not _CURRENCY.match(self.currency):
-            raise InvalidAmount(f"{self.currency!r} is not an ISO 4217 currency code")
+            raise InvalidAmount(gettext("%(currency)r is not an ISO 4217 currency code") % {"currency": self.currency})
 
     @classmethod
     def positive(cls, amount: object, currency: str) -> Money:
@@ -44,7 +49,10 @@ class Money:
 
     def _same(self, other: Money) -> None:
         if not isinstance(other, Money) or other.currency != self.currency:
-            raise CurrencyMismatch(f"cannot combine {self.currency} with {getattr(other, 'currency', other)}")
+            raise CurrencyMismatch(
+                gettext("cannot combine %(one)s with %(other)s")
+                % {"one": self.currency, "other": getattr(other, "currency", other)}
+            )
 
     def __add__(self, other: Money) -> Money:
         self._same(other)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from core.errors import (
     CurrencyMismatch,
@@ -134,7 +135,7 @@ def _apply_delta(*, account: Account, delta: int) -> int:
     if row is None:
         if account.kind not in GUARDED_KINDS:
             raise Account.DoesNotExist(f"ledger account {account.id} does not exist")
-        raise InsufficientFunds("the wallet does not hold enough money for this")
+        raise InsufficientFunds(gettext("the wallet does not hold enough money for this"))
     return row[0]
 
 
@@ -156,20 +157,20 @@ def ledger_post(
     and nothing is written.
     """
     if not idempotency_key or len(idempotency_key) > 300:
-        raise InvalidInput("an idempotency key is 1 to 300 characters")
+        raise InvalidInput(gettext("an idempotency key is 1 to 300 characters"))
     if len(lines) < 2:
-        raise InvalidInput("an entry has at least two lines")
+        raise InvalidInput(gettext("an entry has at least two lines"))
     totals: dict[str, int] = defaultdict(int)
     deltas: dict[int, int] = defaultdict(int)
     accounts: dict[int, Account] = {}
     for line in lines:
         if type(line.amount) is not int or line.amount == 0 or abs(line.amount) > MAX_MINOR_UNITS:
-            raise InvalidAmount("each line moves a non-zero integer of minor units")
+            raise InvalidAmount(gettext("each line moves a non-zero integer of minor units"))
         totals[line.account.currency] += line.amount
         deltas[line.account.id] += line.amount
         accounts[line.account.id] = line.account
     if any(totals.values()):
-        raise CurrencyMismatch("the entry does not balance in every currency")
+        raise CurrencyMismatch(gettext("the entry does not balance in every currency"))
     request_hash = _request_hash(
         kind=kind, lines=lines, reference_type=reference_type, reference_id=reference_id,
         reverses_id=reverses.id if reverses else None,
@@ -217,14 +218,14 @@ def _post_in_database(fields: dict, lines: list[Line]) -> JournalEntry:
         except DatabaseError as exc:
             sqlstate = getattr(getattr(exc, "__cause__", None), "sqlstate", None)
             if sqlstate == "LDG01":
-                raise InsufficientFunds("the wallet does not hold enough money for this") from None
+                raise InsufficientFunds(gettext("the wallet does not hold enough money for this")) from None
             if sqlstate == "LDG02":
                 raise Account.DoesNotExist(str(exc)) from None
             raise
         entry_id, existing_hash = cursor.fetchone()
     if existing_hash is not None:
         if existing_hash != fields["request_hash"]:
-            raise IdempotencyConflict("this idempotency key was already used for a different movement")
+            raise IdempotencyConflict(gettext("this idempotency key was already used for a different movement"))
         return JournalEntry.objects.get(pk=entry_id)
     return JournalEntry(id=entry_id, **fields)
 
@@ -277,14 +278,14 @@ def _post_in_python(fields: dict, lines: list[Line], accounts: dict, deltas: dic
 
 def _replayed(existing: JournalEntry, request_hash: str) -> JournalEntry:
     if existing.request_hash != request_hash:
-        raise IdempotencyConflict("this idempotency key was already used for a different movement")
+        raise IdempotencyConflict(gettext("this idempotency key was already used for a different movement"))
     return existing
 
 
 def ledger_reverse(*, entry: JournalEntry, reason: str, actor: Actor) -> JournalEntry:
     """A correction: a new entry with every line of `entry` reversed, linked to it."""
     if not reason.strip():
-        raise InvalidInput("a reversal needs a reason")
+        raise InvalidInput(gettext("a reversal needs a reason"))
     lines = [Line(account=p.account, amount=-p.signed_amount) for p in entry.postings.select_related("account")]
     return ledger_post(
         idempotency_key=f"reversal:{entry.id}",
@@ -331,7 +332,7 @@ def stakes_settle(*, player, currency: str, staked: int, payout: int, idempotenc
     """Everything staked leaves money in play: the payout to the wallet, the rest to the house
     (or the house pays what the payout exceeds the stakes by)."""
     if type(staked) is not int or type(payout) is not int or staked <= 0 or payout < 0:
-        raise InvalidAmount("stakes are positive and a payout is not negative")
+        raise InvalidAmount(gettext("stakes are positive and a payout is not negative"))
     wallet, in_play = player_accounts_open(player=player)
     lines = [Line(in_play, -staked)]
     if payout:
@@ -364,9 +365,9 @@ def partner_transfer_post(*, partner, player, amount: int, into_wallet: bool, id
 
 def adjustment_propose(*, player, amount: int, reason: str, proposed_by) -> Adjustment:
     if type(amount) is not int or amount == 0 or abs(amount) > MAX_MINOR_UNITS:
-        raise InvalidAmount("an adjustment is a non-zero integer of minor units")
+        raise InvalidAmount(gettext("an adjustment is a non-zero integer of minor units"))
     if not reason.strip():
-        raise InvalidInput("an adjustment needs a reason")
+        raise InvalidInput(gettext("an adjustment needs a reason"))
     return Adjustment.objects.create(
         player=player, amount=amount, currency=player.currency, reason=reason.strip(), proposed_by=proposed_by
     )
@@ -377,9 +378,9 @@ def adjustment_approve(*, adjustment: Adjustment, approved_by) -> Adjustment:
     with transaction.atomic():
         adjustment = Adjustment.objects.select_for_update().get(pk=adjustment.pk)
         if adjustment.status != AdjustmentStatus.PROPOSED:
-            raise StateConflict("this adjustment was already decided")
+            raise StateConflict(gettext("this adjustment was already decided"))
         if adjustment.proposed_by_id == approved_by.pk:
-            raise StateConflict("a different staff member must approve an adjustment (four eyes)")
+            raise StateConflict(gettext("a different staff member must approve an adjustment (four eyes)"))
         wallet, _ = player_accounts_open(player=adjustment.player)
         house = house_account(currency=adjustment.currency, spread_by=f"adjustment:{adjustment.pk}")
         entry = ledger_post(
@@ -403,9 +404,9 @@ def adjustment_reject(*, adjustment: Adjustment, rejected_by) -> Adjustment:
     with transaction.atomic():
         adjustment = Adjustment.objects.select_for_update().get(pk=adjustment.pk)
         if adjustment.status != AdjustmentStatus.PROPOSED:
-            raise StateConflict("this adjustment was already decided")
+            raise StateConflict(gettext("this adjustment was already decided"))
         if adjustment.proposed_by_id == rejected_by.pk:
-            raise StateConflict("a different staff member must decide an adjustment (four eyes)")
+            raise StateConflict(gettext("a different staff member must decide an adjustment (four eyes)"))
         adjustment.status = AdjustmentStatus.REJECTED
         adjustment.decided_by = rejected_by
         adjustment.decided_at = timezone.now()

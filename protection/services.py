@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from django.contrib.sessions.models import Session
 from django.db import transaction
+from django.utils.translation import gettext, gettext_lazy
 from rest_framework.authtoken.models import Token
 
 from core import clock
@@ -26,7 +27,7 @@ def _choice(value: object, choices, name: str):
         return choices(value)
     except ValueError:
         allowed = ", ".join(c.value for c in choices)
-        raise InvalidInput(f"{name} is one of {allowed}") from None
+        raise InvalidInput(gettext("%(name)s is one of %(allowed)s") % {"name": name, "allowed": allowed}) from None
 
 
 def limit_set(*, player, kind: object, period: object, amount: object, caller) -> PlayerLimit:
@@ -60,17 +61,20 @@ def exclusion_start(*, player, kind: object, days: object = None, months: object
     kind = _choice(kind, ExclusionKind, "kind")
     if kind is ExclusionKind.TIMEOUT:
         if type(days) is not int or not TIMEOUT_DAYS[0] <= days <= TIMEOUT_DAYS[1]:
-            raise InvalidInput("a time-out lasts 1 to 42 days ('days')")
+            raise InvalidInput(gettext("a time-out lasts 1 to 42 days ('days')"))
         length = timedelta(days=days)
     else:
         if months not in SELF_EXCLUSION_MONTHS or type(months) is not int:
-            raise InvalidInput("a self-exclusion lasts 6, 12 or 60 months ('months')")
+            raise InvalidInput(gettext("a self-exclusion lasts 6, 12 or 60 months ('months')"))
         length = timedelta(days=SELF_EXCLUSION_MONTHS[months])
     now = clock.now()
     with transaction.atomic():
         active = exclusion_active(player=player, at=now)
         if active is not None and active.ends_at >= now + length:
-            raise StateConflict(f"the player is already excluded until {active.ends_at:%Y-%m-%d %H:%M} UTC")
+            raise StateConflict(
+                gettext("the player is already excluded until %(until)s UTC")
+                % {"until": f"{active.ends_at:%Y-%m-%d %H:%M}"}
+            )
         exclusion = Exclusion.objects.create(
             player=player, kind=kind, starts_at=now, ends_at=now + length,
             requested_by_type=caller.type, requested_by_id=caller.id,
@@ -91,7 +95,9 @@ def _sign_out(user) -> None:
 def reality_check_set(*, player, interval_minutes: object, caller) -> RealityCheck:
     low, high = REALITY_CHECK_MINUTES
     if type(interval_minutes) is not int or not (interval_minutes == 0 or low <= interval_minutes <= high):
-        raise InvalidInput(f"a reality check comes every {low} to {high} minutes (0: never)")
+        raise InvalidInput(
+            gettext("a reality check comes every %(low)s to %(high)s minutes (0: never)") % {"low": low, "high": high}
+        )
     check, _ = RealityCheck.objects.get_or_create(player=player)
     check.interval_minutes = interval_minutes
     check.save(update_fields=["interval_minutes"])
@@ -110,7 +116,7 @@ def protection_check_stake(*, player, amount: int) -> None:
     refuse an excluded player, and a stake that would break a wager or loss limit."""
     now = clock.now()
     if exclusion_active(player=player, at=now) is not None:
-        raise SelfExcluded("the player is in a time-out or self-excluded")
+        raise SelfExcluded(gettext("the player is in a time-out or self-excluded"))
     _check_limits(player=player, kinds=(LimitKind.WAGER, LimitKind.LOSS), amount=amount, now=now)
 
 
@@ -118,9 +124,23 @@ def protection_check_deposit(*, player, amount: int) -> None:
     """Inside the transaction that brings `amount` into the wallet (with the player's row locked)."""
     now = clock.now()
     if exclusion_active(player=player, at=now) is not None:
-        raise SelfExcluded("the player is in a time-out or self-excluded")
+        raise SelfExcluded(gettext("the player is in a time-out or self-excluded"))
     player.__class__.objects.select_for_update().filter(pk=player.pk).first()
     _check_limits(player=player, kinds=(LimitKind.DEPOSIT,), amount=amount, now=now)
+
+
+LIMIT_NAMES = {LimitKind.DEPOSIT: gettext_lazy("deposit"), LimitKind.LOSS: gettext_lazy("loss"),
+               LimitKind.WAGER: gettext_lazy("wager")}  # fmt: skip
+PERIOD_NAMES = {LimitPeriod.DAY: gettext_lazy("24 hours"), LimitPeriod.WEEK: gettext_lazy("7 days"),
+                LimitPeriod.MONTH: gettext_lazy("30 days")}  # fmt: skip
+
+
+def _money(player, amount: int) -> str:
+    from django.utils.translation import get_language
+
+    from core.formatting import format_money
+
+    return format_money(amount, player.currency, language=get_language() or "en")
 
 
 def _check_limits(*, player, kinds, amount: int, now) -> None:
@@ -132,6 +152,9 @@ def _check_limits(*, player, kinds, amount: int, now) -> None:
             used = MEASURES[kind](player=player, since=now - timedelta(days=PERIOD_DAYS[period]))
             if used + amount > limit.amount:
                 raise LimitExceeded(
-                    f"this would exceed the {period.label} {kind.value} limit of {limit.amount} "
-                    f"({used} used, {limit.amount - used if limit.amount > used else 0} left)"
-                )
+                    gettext("this would exceed your %(kind)s limit per %(period)s of %(limit)s (%(left)s left)")
+                    % {
+                        "kind": LIMIT_NAMES[kind], "period": PERIOD_NAMES[period],
+                        "limit": _money(player, limit.amount), "left": _money(player, max(0, limit.amount - used)),
+                    }
+                )  # fmt: skip

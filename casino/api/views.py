@@ -7,6 +7,7 @@ acting for one of its players (`/api/v1/partner/players/{external_id}/...`).
 from __future__ import annotations
 
 from django.contrib.auth import login, logout
+from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.authtoken.models import Token
 from rest_framework.pagination import LimitOffsetPagination
@@ -55,14 +56,14 @@ class Paginator(LimitOffsetPagination):
 
 def _body(request) -> dict:
     if not isinstance(request.data, dict):
-        raise InvalidInput("the body is one JSON object")
+        raise InvalidInput(gettext("the body is one JSON object"))
     return request.data
 
 
 class NotAPlayer(ServiceError):
     code = "not_a_player"
     status = 403
-    title = "This login has no player wallet."
+    title = gettext_lazy("This login has no player wallet.")
 
 
 # --- Who is asking, for which player -----------------------------------------------------------
@@ -153,7 +154,7 @@ class TokenView(APIView):
 
 class InvalidCredentials(InvalidInput):
     code = "invalid_credentials"
-    title = "The username or the password is wrong."
+    title = gettext_lazy("The username or the password is wrong.")
 
 
 class SessionView(APIView):
@@ -244,7 +245,7 @@ class RoundDetailView(PlayerScoped):
     def get(self, request, round_id, **kwargs):
         round_ = round_get_for_player(player=self.get_player(), round_id=round_id)
         if round_ is None:
-            raise NotFound("no such round")
+            raise NotFound(gettext("no such round"))
         return Response(round_representation(round_))
 
 
@@ -414,7 +415,7 @@ class MatchView(APIView):
     def get_match(self, match_id):
         match = match_get(match_id=match_id, player=self.caller_player())
         if match is None:
-            raise NotFound("no such match")
+            raise NotFound(gettext("no such match"))
         return match
 
 

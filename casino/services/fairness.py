@@ -6,6 +6,7 @@ import secrets
 
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from casino.engine import server_seed_hash
 from casino.models import RoundStatus, SeedPair
@@ -18,9 +19,9 @@ CLIENT_SEED_MAX = 64
 
 def client_seed_validate(client_seed: object) -> str:
     if not isinstance(client_seed, str) or not 1 <= len(client_seed) <= CLIENT_SEED_MAX:
-        raise InvalidInput(f"the client seed is 1 to {CLIENT_SEED_MAX} characters")
+        raise InvalidInput(gettext("the client seed is 1 to %(max)s characters") % {"max": CLIENT_SEED_MAX})
     if not client_seed.isprintable():
-        raise InvalidInput("the client seed is printable text")
+        raise InvalidInput(gettext("the client seed is printable text"))
     return client_seed
 
 
@@ -87,7 +88,7 @@ def seed_pair_rotate(*, player, client_seed: str | None, caller: Caller) -> Seed
     with transaction.atomic():
         current = seed_pair_active(player=player, lock=True)
         if current.rounds.filter(status=RoundStatus.AWAITING_DECISION).exists():
-            raise RoundAwaitingDecision("finish the round waiting for a decision before rotating the seed")
+            raise RoundAwaitingDecision(gettext("finish the round waiting for a decision before rotating the seed"))
         current.active = False
         current.revealed_at = timezone.now()
         current.save(update_fields=["active", "revealed_at"])

@@ -10,6 +10,7 @@ import secrets
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.utils.translation import gettext, gettext_lazy
 
 from casino.engine.errors import DecisionRequired, EngineError
 from casino.engine.fairness import HmacStream, server_seed_hash
@@ -25,7 +26,7 @@ MATCH_NONCE = 0  # a match has its own seed, so every match is nonce 0 of its se
 
 class MatchNotAwaitingDecision(StateConflict):
     code = "match_not_awaiting_decision"
-    title = "The match is not waiting for a decision"
+    title = gettext_lazy("The match is not waiting for a decision")
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,9 @@ class MatchReplay:
 
 def _printable(value: object, *, name: str, max_length: int) -> str:
     if not isinstance(value, str) or len(value) > max_length or not value.isprintable():
-        raise InvalidInput(f"{name} is at most {max_length} printable characters")
+        raise InvalidInput(
+            gettext("%(name)s is at most %(max)s printable characters") % {"name": name, "max": max_length}
+        )
     return value
 
 
@@ -66,25 +69,25 @@ def match_start(*, player, preset: object, options: object = None, client_seed: 
     """Deal a new match. Without `server_seed` one is drawn from `secrets` and only its hash is shown
     until the match ends; with `human_seat` (Steal War) the person at that seat makes its decisions."""
     if not isinstance(preset, str) or preset not in PRESETS:
-        raise InvalidInput(f"preset is one of {', '.join(PRESETS)}")
+        raise InvalidInput(gettext("preset is one of %(presets)s") % {"presets": ", ".join(PRESETS)})
     options = {} if options is None else options
     if not isinstance(options, dict):
-        raise InvalidInput("options is a JSON object of the rule book's options (section 8)")
+        raise InvalidInput(gettext("options is a JSON object of the rule book's options (section 8)"))
     client_seed = _printable(client_seed or "", name="client_seed", max_length=64)
     if server_seed is None:
         server_seed = secrets.token_hex(32)
     elif not isinstance(server_seed, str) or len(server_seed) != 64:
-        raise InvalidInput("server_seed is 64 hex digits")
+        raise InvalidInput(gettext("server_seed is 64 hex digits"))
     try:
         seed_hash = server_seed_hash(server_seed)
         rules = build_rules(preset, options)
     except EngineError as error:
-        raise InvalidInput(str(error)) from None
+        raise InvalidInput(gettext("the rules refuse this game: %(reason)s") % {"reason": error}) from None
     if human_seat is not None:
         if rules.preset != "steal":
-            raise InvalidInput("a person can take a seat only in Steal War; other presets take no decisions")
+            raise InvalidInput(gettext("a person can take a seat only in Steal War; other presets take no decisions"))
         if type(human_seat) is not int or not 0 <= human_seat < rules.seats:
-            raise InvalidInput(f"human_seat is a seat number from 0 to {rules.seats - 1}")
+            raise InvalidInput(gettext("human_seat is a seat number from 0 to %(last)s") % {"last": rules.seats - 1})
     match = Match(
         player=player, preset=preset, options=options, server_seed=server_seed.lower(), server_seed_hash=seed_hash,
         client_seed=client_seed, human_seat=human_seat, created_at=clock.now(),
@@ -106,18 +109,20 @@ def match_decide(*, match: Match, steal: object = ..., top: object = ...) -> tup
         replay = match_replay(match)
         pending = replay.pending
         if match.status != MatchStatus.AWAITING_DECISION or pending is None:
-            raise MatchNotAwaitingDecision("the match is not waiting for a decision")
+            raise MatchNotAwaitingDecision(gettext("the match is not waiting for a decision"))
         if isinstance(pending, StealView):
             if steal is ... or top is not ...:
                 raise InvalidInput('the seat may steal: answer {"steal": <seat>} or {"steal": null} to play the card')
             if steal is not None and (type(steal) is not int or steal not in pending.targets):
-                raise InvalidInput(f"steal is one of the seats {list(pending.targets)} or null")
+                raise InvalidInput(
+                    gettext("steal is one of the seats %(seats)s or null") % {"seats": list(pending.targets)}
+                )
             match.steals = [*match.steals, steal]
         else:
             if top is ... or steal is not ...:
                 raise InvalidInput('the seat won a trick: answer {"top": <index of the card to lay on top>}')
             if type(top) is not int or not 0 <= top < len(pending.cards):
-                raise InvalidInput(f"top is an index from 0 to {len(pending.cards) - 1}")
+                raise InvalidInput(gettext("top is an index from 0 to %(last)s") % {"last": len(pending.cards) - 1})
             match.tops = [*match.tops, top]
         replay = match_replay(match)
         _finish_if_over(match, replay)

@@ -14,6 +14,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from casino.engine import (
     Action,
@@ -99,27 +100,51 @@ def _persistent_position(*, player, table: Table, pair: SeedPair, nonce: int, ru
     return state
 
 
+def bet_limits_text(table: Table) -> str:
+    """Why a bet is off the table, in the caller's language and money format."""
+    from django.utils.translation import get_language
+
+    from core.formatting import format_money
+
+    def money(amount: int) -> str:
+        return format_money(amount, table.currency, language=get_language() or "en")
+
+    text = gettext("a main bet at %(table)s is %(low)s to %(high)s in steps of %(step)s") % {
+        "table": table.name, "low": money(table.min_bet), "high": money(table.max_bet), "step": money(table.bet_step),
+    }  # fmt: skip
+    if table.max_tie_bet:
+        text += "; " + gettext("a tie bet is 0 or up to %(high)s in the same steps") % {
+            "high": money(table.max_tie_bet)
+        }
+    else:
+        text += "; " + gettext("this table takes no tie bet")
+    return text
+
+
 def round_place(*, player, table_id: object, main_bet: object, tie_bet: object = 0, caller: Caller) -> Round:
     main = minor_units(main_bet, name="main_bet")
     tie = minor_units(tie_bet if tie_bet is not None else 0, name="tie_bet", allow_zero=True)
     try:
         table_pk = int(table_id)
     except (TypeError, ValueError):
-        raise UnknownTable(f"there is no table {table_id!r}") from None
+        raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id}) from None
     if not 1 <= table_pk < 2**63:
-        raise UnknownTable(f"there is no table {table_id!r}")
+        raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
     with transaction.atomic():  # nested, a savepoint: a refusal leaves the caller's transaction usable
         table = Table.objects.filter(pk=table_pk).first()
         if table is None:
-            raise UnknownTable(f"there is no table {table_id!r}")
+            raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
         if not table.is_open:
-            raise TableClosed(f"{table.name} is closed")
+            raise TableClosed(gettext("%(table)s is closed") % {"table": table.name})
         if table.currency != player.currency:
-            raise WalletCurrencyMismatch(f"{table.name} plays in {table.currency}, the wallet holds {player.currency}")
+            raise WalletCurrencyMismatch(
+                gettext("%(table)s plays in %(currency)s, the wallet holds %(wallet)s")
+                % {"table": table.name, "currency": table.currency, "wallet": player.currency}
+            )
         try:
             table.limits.check(main=main, tie=tie)
-        except BetOffTableError as exc:
-            raise BetOutOfLimits(str(exc)) from None
+        except BetOffTableError:
+            raise BetOutOfLimits(bet_limits_text(table)) from None
         rules = table.rules
 
         pair, nonce = seed_pair_take_nonce(player=player)  # locks the pair: serialises this player's rounds
@@ -228,7 +253,7 @@ def _parse_action(action: object) -> Action:
     try:
         return Action(action)
     except ValueError:
-        raise InvalidInput('the action is "war" or "surrender"') from None
+        raise InvalidInput(gettext('the action is "war" or "surrender"')) from None
 
 
 def round_decide(*, player, round_id: object, action: object, caller: Caller) -> Round:
@@ -242,9 +267,9 @@ def round_decide(*, player, round_id: object, action: object, caller: Caller) ->
             .first()
         )
         if round_ is None:
-            raise NotFound("no such round")
+            raise NotFound(gettext("no such round"))
         if round_.status != RoundStatus.AWAITING_DECISION:
-            raise RoundNotAwaitingDecision(f"the round is {round_.status}")
+            raise RoundNotAwaitingDecision(gettext("the round is %(status)s") % {"status": round_.status})
         return _resolve_decision(round_, action, caller, timed_out=False)
 
 
@@ -252,7 +277,7 @@ def _uuid_or_404(value: object) -> uuid.UUID:
     try:
         return uuid.UUID(str(value))
     except ValueError:
-        raise NotFound("no such round") from None
+        raise NotFound(gettext("no such round")) from None
 
 
 def rounds_decide_timed_out(*, limit: int = 500) -> int:
