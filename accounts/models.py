@@ -32,6 +32,8 @@ class Player(models.Model):
     partner = models.ForeignKey(Partner, on_delete=models.PROTECT, null=True, blank=True, related_name="players")
     external_id = models.CharField(max_length=128, blank=True)
     currency = models.CharField(max_length=3, default="EUR")
+    # The language the player chose (a code of settings.LANGUAGES); empty: the browser's.
+    language = models.CharField(max_length=8, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

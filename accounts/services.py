@@ -186,3 +186,14 @@ def staff_totp_enroll(*, username: str, replace: bool = False):
         audit_record(actor_type="system", actor_id="staff_totp", action="staff.totp_enrolled", obj_type="user",
                      obj_id=user.pk, replaced=existing is not None)  # fmt: skip
     return device, True
+
+
+def player_language_set(*, player: Player, language: str) -> None:
+    """Save the player's language, one of settings.LANGUAGES."""
+    from django.conf import settings
+
+    if language not in dict(settings.LANGUAGES):
+        raise InvalidInput(gettext("unknown language %(code)r") % {"code": language})
+    if player.language != language:
+        player.language = language
+        player.save(update_fields=["language"])

@@ -8,7 +8,6 @@ from core.health import healthz
 
 urlpatterns = [
     path("", include("web.urls")),
-    path("i18n/", include("django.conf.urls.i18n")),
     path("jsi18n/", JavaScriptCatalog.as_view(packages=["web"]), name="javascript-catalog"),
     path("healthz", healthz, name="healthz"),
     path("admin/reports/", backoffice.reports_index, name="reports"),

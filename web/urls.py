@@ -9,6 +9,7 @@ urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("signin/", views.signin, name="signin"),
     path("signout/", views.signout, name="signout"),
+    path("language/", views.language_set, name="language"),
     path("wallet/", views.wallet, name="wallet"),
     path("wallet/top-up/", views.wallet_top_up, name="wallet-top-up"),
     path("tables/<int:table_id>/", views.table_play, name="table"),

@@ -16,9 +16,16 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
-from accounts.services import PLAY_MONEY_TOP_UPS, player_play_money_top_up, player_signup, user_authenticate
+from accounts.services import (
+    PLAY_MONEY_TOP_UPS,
+    player_language_set,
+    player_play_money_top_up,
+    player_signup,
+    user_authenticate,
+)
 from casino.models import Round, RoundStatus, Table
 from casino.selectors import (
     round_get_for_player,
@@ -100,8 +107,34 @@ def signin(request):
             player = getattr(user, "player", None)
             if player is not None:
                 session_start(player=player)
-            return redirect(_safe_next(request, reverse("web:lobby")))
+            return _with_language(redirect(_safe_next(request, reverse("web:lobby"))), player)
     return render(request, "web/signin.html", {"form": form, "next": _safe_next(request, "")})
+
+
+def _with_language(response, player):
+    """Signing in brings back the language the player chose (on any device)."""
+    if player is not None and player.language:
+        response.set_cookie(settings.LANGUAGE_COOKIE_NAME, player.language, max_age=365 * 24 * 3600,
+                            samesite="Lax", secure=settings.SESSION_COOKIE_SECURE)  # fmt: skip
+    return response
+
+
+@require_POST
+def language_set(request):
+    """The language switcher: remembered in a cookie, and on the account of a signed-in player."""
+    from django.utils import translation
+
+    language = request.POST.get("language", "")
+    response = redirect(_safe_next(request, reverse("web:lobby")))
+    if language not in dict(settings.LANGUAGES):
+        return response
+    player = getattr(request.user, "player", None) if request.user.is_authenticated else None
+    if player is not None:
+        player_language_set(player=player, language=language)
+    translation.activate(language)
+    response.set_cookie(settings.LANGUAGE_COOKIE_NAME, language, max_age=365 * 24 * 3600, samesite="Lax",
+                        secure=settings.SESSION_COOKIE_SECURE)  # fmt: skip
+    return response
 
 
 @require_POST
@@ -182,16 +215,34 @@ def fairness(request):
     return render(request, "web/fairness.html", {"round_id": request.GET.get("round", "")})
 
 
+# The engine's preset descriptions are plain English; players read these, in their language.
+PRESET_DESCRIPTIONS = {
+    "classic": gettext_lazy("Two players; one card down and one up in a war."),
+    "standard": gettext_lazy("Two players; three cards down and one up in a war; no battle limit."),
+    "one_down": gettext_lazy("One card down and one up; every seat fights; a draw after 1000 battles."),
+    "multiplayer": gettext_lazy("Three or four players; every seat fights a war."),
+    "three_player": gettext_lazy("17 cards each, the last one aside; only the tied seats fight."),
+    "razboi": gettext_lazy("Romanian War: a war as long as the tied card's value."),
+    "steal": gettext_lazy("Steal War: capture piles that can be stolen."),
+    "pyanitsa": gettext_lazy("Russian Drunkard: the six beats the ace."),
+    "tod_und_leben": gettext_lazy("German Life and Death: tricks are scored, not played again."),
+    "peace": gettext_lazy("The lowest card wins."),
+}
+
+
 def war(request):
-    return render(request, "web/war.html", {"presets_json": war_presets()})
+    presets = [{**p, "description": str(PRESET_DESCRIPTIONS.get(p["name"], p["description"]))} for p in war_presets()]
+    return render(request, "web/war.html", {"presets_json": presets})
 
 
 @player_required
 def protection(request):
     from protection.selectors import protection_summary
 
+    summary = protection_summary(player=request.player)
     return render(request, "web/protection.html", {
-        "summary": protection_summary(player=request.player),
+        "summary": summary,
+        "session_minutes": summary["session"]["elapsed_s"] // 60,
         "currency": request.player.currency,
         "timeout_days": (1, 3, 7, 14, 30, 42),
         "reality_minutes": (0, 15, 30, 60, 120),

@@ -220,3 +220,29 @@ def test_reality_check_shows_the_session_and_can_stop_it(page, open_table, web_p
     page.click("#reality-check [data-action=stop]")
     page.wait_for_url(re.compile(r"^https?://[^/]+/$"))
     assert page.locator("text=Sign in").count() >= 1
+
+
+@pytest.mark.parametrize(
+    ("locale", "heading", "money", "war_label"),
+    [("en-US", "Open tables", "€1.00", "The deal"), ("pt-BR", "Mesas abertas", "1,00 €", "A distribuição"),
+     ("es-ES", "Mesas abiertas", "1,00 €", "El reparto")],
+)  # fmt: skip
+def test_the_pages_speak_the_browsers_language(chromium, live_server, settings, open_table, locale, heading, money,
+                                               war_label):  # fmt: skip
+    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
+    context = chromium.new_context(base_url=live_server.url, locale=locale, viewport=PHONE)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto("/")
+    assert page.inner_text("h1") == heading and money in page.inner_text(".table-card")
+    page.goto("/war/")
+    page.click("#war-form button[type=submit]")
+    page.wait_for_selector("#viewer:not([hidden])")
+    assert page.inner_text("#battle-label") == war_label  # the scripts' texts come from the same catalogue
+    screenshot(page, f"war-{locale}")
+    with page.expect_navigation():
+        page.select_option("#language", "es" if locale != "es-ES" else "pt-br")
+    assert page.inner_text("h1") == ("Juegos de Guerra" if locale != "es-ES" else "Jogos de Guerra")
+    context.close()
+    assert not errors

@@ -20,7 +20,7 @@ const CW = (() => {
 
   class ApiError extends Error {
     constructor(status, problem) {
-      super((problem && problem.detail) || tr("The service could not answer. Please try again."));
+      super((problem && problem.detail) || gettext("The service could not answer. Please try again."));
       this.status = status;
       this.code = (problem && problem.code) || "network_error";
       this.problem = problem || {};
@@ -78,12 +78,13 @@ const CW = (() => {
   }
 
   const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-  const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-  const RANK_NAMES = { A: "ace", K: "king", Q: "queen", J: "jack", T: "10" };
+  const gettext_noop = window.gettext_noop || ((s) => s);
+  const SUIT_NAMES = { S: gettext_noop("spades"), H: gettext_noop("hearts"), D: gettext_noop("diamonds"), C: gettext_noop("clubs") };
+  const RANK_NAMES = { A: gettext_noop("ace"), K: gettext_noop("king"), Q: gettext_noop("queen"), J: gettext_noop("jack"), T: "10" };
   function cardLabel(code) {
-    if (code[0] === "X") return tr("joker");
-    const rank = RANK_NAMES[code[0]] ? tr(RANK_NAMES[code[0]]) : code[0];
-    return fmt(tr("%(rank)s of %(suit)s"), { rank, suit: tr(SUIT_NAMES[code[1]]) });
+    if (code[0] === "X") return gettext("joker");
+    const rank = RANK_NAMES[code[0]] ? gettext(RANK_NAMES[code[0]]) : code[0];
+    return fmt(gettext("%(rank)s of %(suit)s"), { rank, suit: gettext(SUIT_NAMES[code[1]]) });
   }
   /* A card element: rank and suit, red or black; `faceDown` shows its back. */
   function card(code, { faceDown = false, small = false } = {}) {
@@ -92,7 +93,7 @@ const CW = (() => {
     if (faceDown || !code) {
       el.classList.add("back");
       el.setAttribute("role", "img");
-      el.setAttribute("aria-label", tr("a card face down"));
+      el.setAttribute("aria-label", gettext("a card face down"));
       return el;
     }
     el.dataset.card = code;
@@ -117,9 +118,9 @@ const CW = (() => {
 
   function duration(seconds) {
     const h = Math.floor(seconds / 3600), m = Math.floor((seconds % 3600) / 60), s = seconds % 60;
-    if (h) return fmt(tr("%(h)s h %(m)s min"), { h, m });
-    if (m) return fmt(tr("%(m)s min %(s)s s"), { m, s });
-    return fmt(tr("%(s)s s"), { s });
+    if (h) return fmt(gettext("%(h)s h %(m)s min"), { h, m });
+    if (m) return fmt(gettext("%(m)s min %(s)s s"), { m, s });
+    return fmt(gettext("%(s)s s"), { s });
   }
 
   async function refreshBalance() {

@@ -7,11 +7,11 @@ const Fairness = (() => {
 
   const hex = (bytes) => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
   function seedBytes(seedHex) {
-    if (!/^[0-9a-fA-F]{64}$/.test(seedHex)) throw new Error(CW.tr("A server seed is 64 hex digits."));
+    if (!/^[0-9a-fA-F]{64}$/.test(seedHex)) throw new Error(CW.gettext("A server seed is 64 hex digits."));
     return new Uint8Array(seedHex.match(/../g).map((h) => parseInt(h, 16)));
   }
   function requireCrypto() {
-    if (!(window.crypto && crypto.subtle)) throw new Error(CW.tr("Your browser offers Web Crypto only on https or localhost pages."));
+    if (!(window.crypto && crypto.subtle)) throw new Error(CW.gettext("Your browser offers Web Crypto only on https or localhost pages."));
   }
   async function sha256(seedHex) {
     requireCrypto();
@@ -72,7 +72,7 @@ const Fairness = (() => {
 })();
 
 document.addEventListener("DOMContentLoaded", () => {
-  const { api, card, tr, fmt } = CW;
+  const { api, card, fmt } = CW;
   const $ = (id) => document.getElementById(id);
 
   function row(label, content, ok) {
@@ -84,7 +84,7 @@ document.addEventListener("DOMContentLoaded", () => {
     if (ok !== undefined) {
       const mark = document.createElement("span");
       mark.className = "verify-result " + (ok ? "ok" : "bad");
-      mark.textContent = ok ? " ✓ " + tr("matches") : " ✗ " + tr("does not match");
+      mark.textContent = ok ? " ✓ " + gettext("matches") : " ✗ " + gettext("does not match");
       p.append(mark);
     }
     return p;
@@ -112,7 +112,7 @@ document.addEventListener("DOMContentLoaded", () => {
       await api("POST", "fairness/rotate/", clientSeed ? { client_seed: clientSeed } : {}, { key: CW.newKey() });
       $("client-seed").value = "";
       $("rotate-message").className = "message";
-      $("rotate-message").textContent = tr("Rotated: the previous server seed is revealed below.");
+      $("rotate-message").textContent = gettext("Rotated: the previous server seed is revealed below.");
       await loadSeeds();
     } catch (error) {
       $("rotate-message").className = "message error";
@@ -129,31 +129,31 @@ document.addEventListener("DOMContentLoaded", () => {
     try {
       const round = await api("GET", `rounds/${encodeURIComponent(id)}/`);
       const f = round.fairness;
-      out.append(row(tr("Round dealt:"), cards(round.player_card, round.dealer_card, round.war && round.war.player_card, round.war && round.war.dealer_card)));
+      out.append(row(gettext("Round dealt:"), cards(round.player_card, round.dealer_card, round.war && round.war.player_card, round.war && round.war.dealer_card)));
       if (!f.server_seed) {
-        out.append(row(tr("Not yet:"), tr("this round's server seed is still secret. Rotate your seed pair above to reveal it, then verify again.")));
+        out.append(row(gettext("Not yet:"), gettext("this round's server seed is still secret. Rotate your seed pair above to reveal it, then verify again.")));
         return;
       }
       const hash = await Fairness.sha256(f.server_seed);
-      out.append(row(tr("SHA-256 of the revealed seed:"), hash, hash === f.server_seed_hash));
+      out.append(row(gettext("SHA-256 of the revealed seed:"), hash, hash === f.server_seed_hash));
       const dealt = await Fairness.roundCards({
         seed: f.server_seed, clientSeed: f.client_seed, nonce: f.nonce, decks: f.decks, burn: f.burn,
         shuffle: f.shuffle, shoeNonce: f.shoe_nonce, shoePosition: f.shoe_position,
       });
       const first = dealt.player === round.player_card && dealt.dealer === round.dealer_card;
-      out.append(row(tr("The seed deals you and the dealer:"), cards(dealt.player, dealt.dealer), first));
+      out.append(row(gettext("The seed deals you and the dealer:"), cards(dealt.player, dealt.dealer), first));
       if (round.war) {
         const war = dealt.playerWar === round.war.player_card && dealt.dealerWar === round.war.dealer_card;
-        out.append(row(fmt(tr("Burned %(n)s, then the war cards:"), { n: dealt.burned.length }), cards(...dealt.burned, dealt.playerWar, dealt.dealerWar), war));
+        out.append(row(fmt(gettext("Burned %(n)s, then the war cards:"), { n: dealt.burned.length }), cards(...dealt.burned, dealt.playerWar, dealt.dealerWar), war));
       }
       const verdict = document.createElement("p");
       const good = hash === f.server_seed_hash && first && (!round.war || (dealt.playerWar === round.war.player_card && dealt.dealerWar === round.war.dealer_card));
       verdict.className = "verify-result " + (good ? "ok" : "bad");
       verdict.id = "verdict";
-      verdict.textContent = good ? tr("Verified: the revealed seed deals exactly these cards.") : tr("NOT verified: the seed does not deal these cards.");
+      verdict.textContent = good ? gettext("Verified: the revealed seed deals exactly these cards.") : gettext("NOT verified: the seed does not deal these cards.");
       out.append(verdict);
     } catch (error) {
-      out.append(row(tr("Error:"), error.message));
+      out.append(row(gettext("Error:"), error.message));
     }
   });
 
@@ -163,12 +163,12 @@ document.addEventListener("DOMContentLoaded", () => {
     out.replaceChildren();
     try {
       const seed = $("m-seed").value.trim(), burn = Number($("m-burn").value);
-      out.append(row(tr("SHA-256:"), await Fairness.sha256(seed)));
+      out.append(row(gettext("SHA-256:"), await Fairness.sha256(seed)));
       const dealt = await Fairness.roundCards({ seed, clientSeed: $("m-client").value, nonce: Number($("m-nonce").value), decks: Number($("m-decks").value), burn });
-      out.append(row(tr("You and the dealer:"), cards(dealt.player, dealt.dealer)));
-      out.append(row(tr("Burned, then the war cards:"), cards(...dealt.burned, dealt.playerWar, dealt.dealerWar)));
+      out.append(row(gettext("You and the dealer:"), cards(dealt.player, dealt.dealer)));
+      out.append(row(gettext("Burned, then the war cards:"), cards(...dealt.burned, dealt.playerWar, dealt.dealerWar)));
     } catch (error) {
-      out.append(row(tr("Error:"), error.message));
+      out.append(row(gettext("Error:"), error.message));
     }
   });
 

@@ -2,15 +2,15 @@
 "use strict";
 
 document.addEventListener("DOMContentLoaded", () => {
-  const { api, money, card, tr, fmt, newKey, refreshBalance } = CW;
+  const { api, money, card, fmt, newKey, refreshBalance } = CW;
   const table = JSON.parse(document.getElementById("table-data").textContent);
   const $ = (id) => document.getElementById(id);
   const currency = table.currency;
   const state = { spot: "main", bets: { main: 0, tie: 0 }, last: null, round: null, busy: false, countdown: null };
 
   const OUTCOMES = {
-    win: tr("You win."), lose: tr("The dealer wins."), surrender: tr("You surrendered half your bet."),
-    war_win: tr("You won the war."), war_lose: tr("You lost the war."), war_tie: tr("A tie in the war: you win the bonus."),
+    win: gettext("You win."), lose: gettext("The dealer wins."), surrender: gettext("You surrendered half your bet."),
+    war_win: gettext("You won the war."), war_lose: gettext("You lost the war."), war_tie: gettext("A tie in the war: you win the bonus."),
   };
 
   // Chips: the table's step times 1, 5, 25, 100 and 500, as long as they fit under the maximum bet.
@@ -21,7 +21,7 @@ document.addEventListener("DOMContentLoaded", () => {
     chip.className = `chip chip-${index + 1}`;
     chip.dataset.value = value;
     chip.innerHTML = `<span>${money(value, currency)}</span><kbd>${index + 1}</kbd>`;
-    chip.setAttribute("aria-label", fmt(tr("Add %(amount)s"), { amount: money(value, currency) }));
+    chip.setAttribute("aria-label", fmt(gettext("Add %(amount)s"), { amount: money(value, currency) }));
     chip.addEventListener("click", () => addChip(value));
     $("chips").append(chip);
   });
@@ -29,7 +29,7 @@ document.addEventListener("DOMContentLoaded", () => {
   function explain(error) {
     if (error.code === "insufficient_funds") {
       const balance = $("side-balance").textContent;
-      return fmt(tr("Not enough money: your wallet holds %(balance)s. Lower the bet or top up your wallet."), { balance });
+      return fmt(gettext("Not enough money: your wallet holds %(balance)s. Lower the bet or top up your wallet."), { balance });
     }
     return error.message;
   }
@@ -61,7 +61,7 @@ document.addEventListener("DOMContentLoaded", () => {
     const cap = state.spot === "main" ? table.max_bet : table.max_tie_bet;
     const next = state.bets[state.spot] + value;
     if (next > cap) {
-      showMessage(fmt(tr("The most this bet takes is %(amount)s."), { amount: money(cap, currency) }));
+      showMessage(fmt(gettext("The most this bet takes is %(amount)s."), { amount: money(cap, currency) }));
       state.bets[state.spot] = cap;
     } else {
       showMessage("");
@@ -105,9 +105,9 @@ document.addEventListener("DOMContentLoaded", () => {
   function describeNets(round) {
     const parts = [];
     const nets = round.nets || {};
-    if (nets.tie) parts.push(fmt(tr("tie bet %(amount)s"), { amount: money(nets.tie, currency) }));
-    if (nets.bonus) parts.push(fmt(tr("bonus %(amount)s"), { amount: money(nets.bonus, currency) }));
-    const total = fmt(tr("Net %(amount)s"), { amount: money(round.net, currency) });
+    if (nets.tie) parts.push(fmt(gettext("tie bet %(amount)s"), { amount: money(nets.tie, currency) }));
+    if (nets.bonus) parts.push(fmt(gettext("bonus %(amount)s"), { amount: money(nets.bonus, currency) }));
+    const total = fmt(gettext("Net %(amount)s"), { amount: money(round.net, currency) });
     return parts.length ? `${total} (${parts.join(", ")})` : total;
   }
 
@@ -120,16 +120,16 @@ document.addEventListener("DOMContentLoaded", () => {
     $("decision").hidden = false;
     $("betting-actions").hidden = true;
     const values = round.decision_values || {};
-    const worth = (value) => (value === undefined ? "" : fmt(tr("worth %(amount)s on average"), { amount: money(Math.round(value * round.main_bet), currency) }));
+    const worth = (value) => (value === undefined ? "" : fmt(gettext("worth %(amount)s on average"), { amount: money(Math.round(value * round.main_bet), currency) }));
     $("war-value").textContent = worth(values.war);
     $("surrender-value").textContent = worth(values.surrender);
-    $("outcome").textContent = fmt(tr("Tie! Going to war raises %(amount)s; surrendering returns half your bet."), { amount: money(round.main_bet, currency) });
+    $("outcome").textContent = fmt(gettext("Tie! Going to war raises %(amount)s; surrendering returns half your bet."), { amount: money(round.main_bet, currency) });
     stopCountdown();
     const deadline = round.decision_deadline ? new Date(round.decision_deadline).getTime() : null;
     const tick = () => {
       if (!deadline) return;
       const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
-      $("deadline").textContent = fmt(tr("%(s)s s left to decide."), { s: left });
+      $("deadline").textContent = fmt(gettext("%(s)s s left to decide."), { s: left });
       if (left === 0) {
         stopCountdown();
         setTimeout(() => follow(round.id), 2500);  // the table decides: fetch what it did
@@ -164,7 +164,7 @@ document.addEventListener("DOMContentLoaded", () => {
       round = await api("GET", `rounds/${round.id}/`);
     }
     const wallet = await refreshBalance();
-    if (round.payout > 0) $("outcome").append(" " + fmt(tr("%(amount)s paid into your wallet."), { amount: money(round.payout, currency) }));
+    if (round.payout > 0) $("outcome").append(" " + fmt(gettext("%(amount)s paid into your wallet."), { amount: money(round.payout, currency) }));
     return wallet;
   }
 

@@ -2,15 +2,15 @@
 "use strict";
 
 document.addEventListener("DOMContentLoaded", () => {
-  const { api, card, tr, fmt, number } = CW;
+  const { api, card, fmt, number } = CW;
   const $ = (id) => document.getElementById(id);
   const presets = JSON.parse($("war-presets").textContent);
   const COLOURS = ["#0b5394", "#b3261e", "#1b6e3c", "#8a6408"];
   const REASONS = {
-    all_cards: tr("took every card"), limit_count: tr("held the most cards at the battle limit"),
-    limit_draw: tr("a draw at the battle limit"), stuck_draw: tr("a draw: the last cards tie and nobody can fight on"),
-    short_draw: tr("a draw: every seat ran short of cards in a war"), cycle: tr("a draw: the game would repeat forever"),
-    broke: tr("the others went broke"), scored: tr("won on points"),
+    all_cards: gettext("took every card"), limit_count: gettext("held the most cards at the battle limit"),
+    limit_draw: gettext("a draw at the battle limit"), stuck_draw: gettext("a draw: the last cards tie and nobody can fight on"),
+    short_draw: gettext("a draw: every seat ran short of cards in a war"), cycle: gettext("a draw: the game would repeat forever"),
+    broke: gettext("the others went broke"), scored: gettext("won on points"),
   };
   let match = null, groups = [], pos = 0, timer = null;
 
@@ -30,7 +30,7 @@ document.addEventListener("DOMContentLoaded", () => {
   }
   function seatsChanged() {
     const n = Number($("seats").value);
-    $("human-seat").replaceChildren(new Option(tr("watch only"), ""), ...Array.from({ length: n }, (_, i) => new Option(fmt(tr("seat %(n)s"), { n: i + 1 }), String(i))));
+    $("human-seat").replaceChildren(new Option(gettext("watch only"), ""), ...Array.from({ length: n }, (_, i) => new Option(fmt(gettext("seat %(n)s"), { n: i + 1 }), String(i))));
     $("human-seat").selectedIndex = 0;
   }
   $("preset").addEventListener("change", presetChanged);
@@ -70,13 +70,13 @@ document.addEventListener("DOMContentLoaded", () => {
     if (!keepPosition) pos = 0;
     const f = match.fairness;
     $("match-fairness").textContent = f.server_seed
-      ? fmt(tr("Dealt from server seed %(seed)s, client seed \"%(client)s\", nonce 0."), { seed: f.server_seed, client: f.client_seed })
-      : fmt(tr("Server seed hash %(hash)s: the seed is revealed when the game ends."), { hash: f.server_seed_hash });
+      ? fmt(gettext("Dealt from server seed %(seed)s, client seed \"%(client)s\", nonce 0."), { seed: f.server_seed, client: f.client_seed })
+      : fmt(gettext("Server seed hash %(hash)s: the seed is revealed when the game ends."), { hash: f.server_seed_hash });
     render();
     if (match.pending && !keepPosition) play(80);  // run quickly up to the person's first decision
   }
 
-  const seatName = (s) => fmt(match.human_seat === s ? tr("Seat %(n)s (you)") : tr("Seat %(n)s"), { n: s + 1 });
+  const seatName = (s) => fmt(match.human_seat === s ? gettext("Seat %(n)s (you)") : gettext("Seat %(n)s"), { n: s + 1 });
 
   function countsAt(k) {
     if (k === 0) return match.deal ? match.deal.map((stock) => stock.length) : groups[0] ? [] : [];
@@ -89,20 +89,20 @@ document.addEventListener("DOMContentLoaded", () => {
     const s = e.seat !== undefined ? seatName(e.seat) : "";
     const cards = (e.cards || []).join(" ");
     switch (e.type) {
-      case "battle": return fmt(tr("Battle %(n)s"), { n: e.battle });
-      case "turn_up": return fmt(tr("%(seat)s turns up %(card)s"), { seat: s, card: CW.cardLabel(e.cards[0]) });
-      case "war_step": return fmt(tr("War! %(seats)s fight (step %(step)s)"), { seats: e.seats.map(seatName).join(", "), step: e.step });
-      case "face_down": return fmt(tr("%(seat)s lays %(n)s face down"), { seat: s, n: e.cards.length });
-      case "face_up": return fmt(tr("%(seat)s lays %(card)s face up"), { seat: s, card: CW.cardLabel(e.cards[0]) });
-      case "stand": return fmt(tr("%(seat)s has no card left and stands on %(card)s"), { seat: s, card: CW.cardLabel(e.cards[0]) });
-      case "drop_out": return fmt(tr("%(seat)s is short of cards and leaves the game"), { seat: s });
-      case "reshuffle": return fmt(tr("%(seat)s turns its pile over and shuffles it"), { seat: s });
-      case "steal": return fmt(tr("%(seat)s steals the pile of %(victim)s with %(card)s (%(n)s cards)"), { seat: s, victim: seatName(e.seats[0]), card: CW.cardLabel(e.cards[0]), n: e.counts[0] });
-      case "void_steal": return fmt(tr("%(seat)s's steal from %(victim)s is void; the card is played"), { seat: s, victim: seatName(e.seats[0]) });
-      case "protect": return fmt(tr("%(seat)s protects its pile with %(card)s"), { seat: s, card: CW.cardLabel(e.cards[0]) });
-      case "take": return fmt(tr("%(seat)s takes %(n)s cards: %(cards)s"), { seat: s, n: e.cards.length, cards });
-      case "score": return fmt(tr("%(seat)s scores %(cards)s"), { seat: s, cards });
-      case "battle_end": return fmt(tr("Cards held: %(counts)s"), { counts: e.counts.join(" · ") });
+      case "battle": return fmt(gettext("Battle %(n)s"), { n: e.battle });
+      case "turn_up": return fmt(gettext("%(seat)s turns up %(card)s"), { seat: s, card: CW.cardLabel(e.cards[0]) });
+      case "war_step": return fmt(gettext("War! %(seats)s fight (step %(step)s)"), { seats: e.seats.map(seatName).join(", "), step: e.step });
+      case "face_down": return fmt(gettext("%(seat)s lays %(n)s face down"), { seat: s, n: e.cards.length });
+      case "face_up": return fmt(gettext("%(seat)s lays %(card)s face up"), { seat: s, card: CW.cardLabel(e.cards[0]) });
+      case "stand": return fmt(gettext("%(seat)s has no card left and stands on %(card)s"), { seat: s, card: CW.cardLabel(e.cards[0]) });
+      case "drop_out": return fmt(gettext("%(seat)s is short of cards and leaves the game"), { seat: s });
+      case "reshuffle": return fmt(gettext("%(seat)s turns its pile over and shuffles it"), { seat: s });
+      case "steal": return fmt(gettext("%(seat)s steals the pile of %(victim)s with %(card)s (%(n)s cards)"), { seat: s, victim: seatName(e.seats[0]), card: CW.cardLabel(e.cards[0]), n: e.counts[0] });
+      case "void_steal": return fmt(gettext("%(seat)s's steal from %(victim)s is void; the card is played"), { seat: s, victim: seatName(e.seats[0]) });
+      case "protect": return fmt(gettext("%(seat)s protects its pile with %(card)s"), { seat: s, card: CW.cardLabel(e.cards[0]) });
+      case "take": return fmt(gettext("%(seat)s takes %(n)s cards: %(cards)s"), { seat: s, n: e.cards.length, cards });
+      case "score": return fmt(gettext("%(seat)s scores %(cards)s"), { seat: s, cards });
+      case "battle_end": return fmt(gettext("Cards held: %(counts)s"), { counts: e.counts.join(" · ") });
       default: return e.type;
     }
   }
@@ -121,7 +121,7 @@ document.addEventListener("DOMContentLoaded", () => {
       const head = document.createElement("h3");
       head.innerHTML = `<span></span><span class="count"></span>`;
       head.firstChild.textContent = seatName(s);
-      head.lastChild.textContent = counts[s] !== undefined ? fmt(tr("%(n)s cards"), { n: counts[s] }) : "";
+      head.lastChild.textContent = counts[s] !== undefined ? fmt(gettext("%(n)s cards"), { n: counts[s] }) : "";
       const laid = document.createElement("div");
       for (const e of battle) {
         if (e.seat !== s) continue;
@@ -134,14 +134,14 @@ document.addEventListener("DOMContentLoaded", () => {
     $("seat-panels").replaceChildren(...seats);
     $("log").replaceChildren(...battle.map((e) => { const li = document.createElement("li"); li.textContent = describe(e); return li; }));
     $("scrub").value = pos;
-    $("battle-label").textContent = pos === 0 ? tr("The deal") : fmt(tr("Battle %(n)s of %(total)s"), { n: pos, total: groups.length });
+    $("battle-label").textContent = pos === 0 ? gettext("The deal") : fmt(gettext("Battle %(n)s of %(total)s"), { n: pos, total: groups.length });
     const atEnd = pos >= groups.length;
     if (atEnd && match.result) {
       const r = match.result;
       $("result").textContent = r.winner === null
-        ? fmt(tr("No winner after %(n)s battles: %(reason)s."), { n: r.battles, reason: REASONS[r.reason] || r.reason })
-        : fmt(tr("%(seat)s wins after %(n)s battles: %(reason)s."), { seat: seatName(r.winner), n: r.battles, reason: REASONS[r.reason] || r.reason })
-          + (r.loser !== undefined && r.loser !== null ? " " + fmt(tr("The drunkard is %(seat)s."), { seat: seatName(r.loser) }) : "");
+        ? fmt(gettext("No winner after %(n)s battles: %(reason)s."), { n: r.battles, reason: REASONS[r.reason] || r.reason })
+        : fmt(gettext("%(seat)s wins after %(n)s battles: %(reason)s."), { seat: seatName(r.winner), n: r.battles, reason: REASONS[r.reason] || r.reason })
+          + (r.loser !== undefined && r.loser !== null ? " " + fmt(gettext("The drunkard is %(seat)s."), { seat: seatName(r.loser) }) : "");
     } else {
       $("result").textContent = "";
     }
@@ -159,13 +159,13 @@ document.addEventListener("DOMContentLoaded", () => {
     const title = document.createElement("p");
     const buttons = document.createElement("div");
     if (q.kind === "steal") {
-      title.append(fmt(tr("You look at your next card: %(card)s. It matches the top of another pile: steal it, or play the card?"), { card: CW.cardLabel(q.card) }), " ", card(q.card, { small: true }));
+      title.append(fmt(gettext("You look at your next card: %(card)s. It matches the top of another pile: steal it, or play the card?"), { card: CW.cardLabel(q.card) }), " ", card(q.card, { small: true }));
       for (const target of q.targets) {
         const b = document.createElement("button");
         b.type = "button";
         b.className = "button";
         b.dataset.steal = target;
-        b.textContent = fmt(tr("Steal from %(seat)s (%(n)s cards)"), { seat: seatName(target), n: q.pile_sizes[target] });
+        b.textContent = fmt(gettext("Steal from %(seat)s (%(n)s cards)"), { seat: seatName(target), n: q.pile_sizes[target] });
         b.addEventListener("click", () => decide({ steal: target }));
         buttons.append(b);
       }
@@ -173,17 +173,17 @@ document.addEventListener("DOMContentLoaded", () => {
       play.type = "button";
       play.className = "button secondary";
       play.dataset.steal = "none";
-      play.textContent = tr("Play the card");
+      play.textContent = gettext("Play the card");
       play.addEventListener("click", () => decide({ steal: null }));
       buttons.append(play);
     } else {
-      title.textContent = tr("You won the trick. Which card goes on top of your pile? (A card on top can be stolen by a seat that turns up the same rank.)");
+      title.textContent = gettext("You won the trick. Which card goes on top of your pile? (A card on top can be stolen by a seat that turns up the same rank.)");
       q.cards.forEach((code, index) => {
         const b = document.createElement("button");
         b.type = "button";
         b.className = "button secondary";
         b.dataset.top = index;
-        b.setAttribute("aria-label", fmt(tr("Lay %(card)s on top"), { card: CW.cardLabel(code) }));
+        b.setAttribute("aria-label", fmt(gettext("Lay %(card)s on top"), { card: CW.cardLabel(code) }));
         b.append(card(code, { small: true }));
         b.addEventListener("click", () => decide({ top: index }));
         buttons.append(b);
@@ -215,7 +215,7 @@ document.addEventListener("DOMContentLoaded", () => {
     const stride = Math.max(1, Math.ceil(total / 600));
     const x = (k) => pad + ((width - 2 * pad) * k) / total;
     const y = (c) => height - pad - ((height - 2 * pad) * c) / maxCount;
-    let svg = `<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${tr("Cards held by each seat, battle by battle")}">`;
+    let svg = `<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${gettext("Cards held by each seat, battle by battle")}">`;
     svg += `<line x1="${pad}" y1="${height - pad}" x2="${width - pad}" y2="${height - pad}" stroke="#999"/>`;
     svg += `<text x="${pad}" y="${height - 6}" font-size="11">0</text><text x="${width - pad}" y="${height - 6}" font-size="11" text-anchor="end">${number(total)}</text>`;
     svg += `<text x="4" y="${pad}" font-size="11">${maxCount}</text>`;
@@ -238,13 +238,13 @@ document.addEventListener("DOMContentLoaded", () => {
   }
   function play(interval) {
     stop();
-    $("play-button").textContent = tr("Pause");
+    $("play-button").textContent = gettext("Pause");
     timer = setInterval(() => (pos >= groups.length ? stop() : go(pos + 1)), interval || Number($("speed").value));
   }
   function stop() {
     clearInterval(timer);
     timer = null;
-    $("play-button").textContent = tr("Play");
+    $("play-button").textContent = gettext("Play");
   }
   const controls = {
     start: () => { stop(); go(0); }, back: () => { stop(); go(pos - 1); }, step: () => { stop(); go(pos + 1); },
