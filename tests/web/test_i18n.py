@@ -34,7 +34,7 @@ def test_every_template_text_is_marked_for_translation():
         text = re.sub(r"<(script|style)\b.*?</\1>", " ", text, flags=re.S)
         text = re.sub(r"<[^>]*>", "\n", text)
         for chunk in (c.strip() for c in text.split("\n")):
-            words = chunk.strip(" ·:–—,.()→←")
+            words = chunk.strip(" ·:,.()→←\u2013\u2014")  # with en and em dashes
             if re.search(r"[A-Za-z]{2,}", words) and words not in PROPER_NAMES:
                 unmarked.append(f"{template.name}: {chunk!r}")
     assert not unmarked, "\n".join(unmarked)
@@ -75,7 +75,7 @@ def test_the_catalogues_translate_every_marked_string(tmp_path):
     ignores = ["--ignore", "benchmarks/*", "--ignore", "casino/engine/*", "--ignore", "casino/odds/*"]
     for domain in ("django", "djangojs"):
         subprocess.run(
-            [sys.executable, "manage.py", "makemessages", "-d", domain, *sum((["-l", lang] for lang in LANGUAGES), []),
+            [sys.executable, "manage.py", "makemessages", "-d", domain, *[arg for lang in LANGUAGES for arg in ("-l", lang)],
              *ignores],
             cwd=copy, env=env, check=True, capture_output=True,
         )  # fmt: skip
