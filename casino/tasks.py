@@ -4,13 +4,18 @@ make a worker killed mid-task harmless: the message is delivered again and chang
 from celery import shared_task
 
 from casino.services.rounds import rounds_decide_timed_out
-from casino.services.settlement import round_settle, rounds_settle_overdue
+from casino.services.settlement import round_settle, rounds_settle_due, rounds_settle_overdue
 from casino.services.webhooks import webhook_deliver, webhooks_deliver_due
 
 
 @shared_task(name="casino.settle_round", acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=5)
 def settle_round_task(round_id: str) -> bool:
     return round_settle(round_id=round_id)
+
+
+@shared_task(name="casino.settle_due", acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=5)
+def settle_due_task() -> int:
+    return rounds_settle_due()
 
 
 @shared_task(name="casino.settle_overdue")

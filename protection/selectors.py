@@ -23,6 +23,19 @@ def limit_in_force(*, player, kind: str, period: str, at=None) -> PlayerLimit | 
     )
 
 
+def limits_in_force(*, player, kinds, at=None) -> dict[tuple[str, str], PlayerLimit]:
+    """The limit rows in force at `at` for these kinds, by (kind, period): one query (a round asks
+    for six of them inside its transaction)."""
+    at = at or clock.now()
+    in_force: dict[tuple[str, str], PlayerLimit] = {}
+    rows = PlayerLimit.objects.filter(player=player, kind__in=list(kinds), effective_from__lte=at).order_by(
+        "-requested_at", "-id"
+    )
+    for row in rows:
+        in_force.setdefault((row.kind, row.period), row)
+    return in_force
+
+
 def limit_pending(*, player, kind: str, period: str, at=None) -> PlayerLimit | None:
     """A requested change not in force yet (an increase or removal cooling off), if it will win."""
     at = at or clock.now()

@@ -14,7 +14,7 @@ from core.audit import audit_record
 from core.errors import InvalidInput, LimitExceeded, SelfExcluded, StateConflict
 from ledger.money import minor_units
 from protection.models import PERIOD_DAYS, Exclusion, ExclusionKind, LimitKind, LimitPeriod, PlayerLimit, RealityCheck
-from protection.selectors import MEASURES, exclusion_active, limit_in_force
+from protection.selectors import MEASURES, exclusion_active, limit_in_force, limits_in_force
 
 COOLING_OFF = timedelta(hours=24)
 TIMEOUT_DAYS = (1, 42)  # one day to six weeks
@@ -144,9 +144,10 @@ def _money(player, amount: int) -> str:
 
 
 def _check_limits(*, player, kinds, amount: int, now) -> None:
+    in_force = limits_in_force(player=player, kinds=kinds, at=now)
     for kind in kinds:
         for period in LimitPeriod:
-            limit = limit_in_force(player=player, kind=kind, period=period, at=now)
+            limit = in_force.get((kind, period))
             if limit is None or limit.amount is None:
                 continue
             used = MEASURES[kind](player=player, since=now - timedelta(days=PERIOD_DAYS[period]))

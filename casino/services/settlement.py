@@ -13,7 +13,6 @@ import uuid
 from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from casino.models import Round, RoundStatus
@@ -21,20 +20,35 @@ from ledger.services import Actor, stakes_settle
 
 logger = logging.getLogger(__name__)
 SWEEP_AFTER_S = 3
+BATCH = 200
+# Set by a web process that has just resolved a round and asked a worker for a batch; the worker
+# clears it before it looks for due rounds, so a round resolved meanwhile asks again.
+SETTLE_WANTED_KEY = "casino:settlement:wanted"
 _broker_retry_at = 0.0  # after a failed publish, skip the broker for a while: the sweeper catches up
 
 
 def settlement_enqueue(round_id: uuid.UUID) -> None:
-    """Ask a worker to settle the round; never fails the caller (the sweeper is the safety net)."""
-    global _broker_retry_at
-    from casino.tasks import settle_round_task
+    """Ask a worker to settle the round; never fails the caller (the sweeper is the safety net).
 
-    if not settle_round_task.app.conf.task_always_eager and time.monotonic() < _broker_retry_at:
+    With a broker, one message asks for a batch: while a request for one is pending, further
+    rounds ride along (a worker settles every due round it finds), so the broker sees one message
+    per batch rather than one per round."""
+    global _broker_retry_at
+    from django.core.cache import cache
+
+    from casino.tasks import settle_due_task, settle_round_task
+
+    if settle_round_task.app.conf.task_always_eager:
+        settle_round_task.delay(str(round_id))  # in-process: settle this round now
+        return
+    if time.monotonic() < _broker_retry_at:
         return
     try:
-        settle_round_task.delay(str(round_id))
+        if cache.add(SETTLE_WANTED_KEY, 1, timeout=5):
+            settle_due_task.delay()
     except Exception:  # the broker is down: placing rounds must keep working
         _broker_retry_at = time.monotonic() + 5
+        cache.delete(SETTLE_WANTED_KEY)
         logger.warning("could not queue settlement of round %s; the sweeper will settle it", round_id, exc_info=True)
 
 
@@ -51,32 +65,53 @@ def round_settle(*, round_id: uuid.UUID | str) -> bool:
         )
         if round_ is None or round_.status != RoundStatus.RESOLVED:
             return False
-        staked = round_.main_bet + round_.tie_bet + round_.raise_bet
-        stakes_settle(
-            player=round_.player, currency=round_.currency, staked=staked, payout=round_.payout,
-            idempotency_key=f"round:{round_.id}:settle", actor=Actor.system("settlement"),
-            reason=f"{round_.outcome}: payout {round_.payout} of {staked} staked",
-            reference_type="round", reference_id=str(round_.id),
-        )  # fmt: skip
+        _pay(round_)
         round_.status = RoundStatus.SETTLED
         round_.settled_at = timezone.now()
-        round_.settle_attempts = F("settle_attempts") + 1
+        round_.settle_attempts += 1  # the row is locked: no other attempt counts meanwhile
         round_.save(update_fields=["status", "settled_at", "settle_attempts"])
-        round_.refresh_from_db(fields=["settle_attempts"])
         webhook_create_for_round(round_)
     return True
 
 
-def rounds_settle_overdue(*, older_than_s: int = SWEEP_AFTER_S, limit: int = 1000) -> int:
+def rounds_settle_due(*, older_than_s: float = 0, limit: int = 10_000) -> int:
+    """Settle every resolved round (resolved at least `older_than_s` ago), each in its own short
+    transaction: a settlement holds the player's wallet row only for its own entry, so rounds
+    being placed meanwhile hardly wait."""
+    from django.core.cache import cache
+
+    try:
+        cache.delete(SETTLE_WANTED_KEY)  # before looking: a round resolved from now on asks again
+    except Exception:
+        logger.warning("could not clear the settlement flag", exc_info=True)
+    settled = 0
+    while settled < limit:
+        cutoff = timezone.now() - timedelta(seconds=older_than_s)
+        due = list(
+            Round.objects.filter(status=RoundStatus.RESOLVED, resolved_at__lte=cutoff)
+            .order_by("resolved_at")
+            .values_list("id", flat=True)[: min(BATCH, limit - settled)]
+        )
+        settled += sum(round_settle(round_id=round_id) for round_id in due)
+        if len(due) < BATCH:
+            break
+    return settled
+
+
+def _pay(round_: Round) -> None:
+    staked = round_.main_bet + round_.tie_bet + round_.raise_bet
+    stakes_settle(
+        player=round_.player, currency=round_.currency, staked=staked, payout=round_.payout,
+        idempotency_key=f"round:{round_.id}:settle", actor=Actor.system("settlement"),
+        reason=f"{round_.outcome}: payout {round_.payout} of {staked} staked",
+        reference_type="round", reference_id=str(round_.id),
+    )  # fmt: skip
+
+
+def rounds_settle_overdue(*, older_than_s: int = SWEEP_AFTER_S, limit: int = 10_000) -> int:
     """The sweeper: settle resolved rounds that no message settled in time (a lost message, a
     dead worker, the broker down for a while)."""
-    cutoff = timezone.now() - timedelta(seconds=older_than_s)
-    due = list(
-        Round.objects.filter(status=RoundStatus.RESOLVED, resolved_at__lte=cutoff)
-        .order_by("resolved_at")
-        .values_list("id", flat=True)[:limit]
-    )
-    settled = sum(round_settle(round_id=round_id) for round_id in due)
+    settled = rounds_settle_due(older_than_s=older_than_s, limit=limit)
     if settled:
         logger.warning("sweeper settled %d overdue rounds", settled)
     return settled
