@@ -10,9 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 from collections import deque
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from casino.engine import CasinoWarRules, FreshShoe, HmacStream, play_round
 from casino.engine.fairness import parse_server_seed
 from casino.engine.war import build_rules, play_dealt, seeded_deal
