@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.utils.html import format_html, format_html_join
 
-from casino.models import Round, SeedPair, Table, WebhookAttempt, WebhookDelivery
+from casino.models import Match, Round, SeedPair, Table, WebhookAttempt, WebhookDelivery
 from casino.selectors import round_verification, table_house_edge
 from casino.services.tables import table_set_open
 from core.admin_base import ReadOnlyAdmin
@@ -194,6 +194,21 @@ class SeedPairAdmin(ReadOnlyAdmin):
     @admin.display(description="server seed")
     def revealed_server_seed(self, obj):
         return obj.server_seed if obj.revealed_at else "secret until the player rotates"
+
+
+@admin.register(Match)
+class MatchAdmin(ReadOnlyAdmin):
+    """War games played for fun (no money): who dealt them, with which seed and decisions."""
+
+    list_display = ("id", "preset", "player", "status", "human_seat", "created_at", "finished_at")
+    list_filter = ("preset", "status")
+    search_fields = ("id", "player__user__username", "server_seed_hash")
+    exclude = ("server_seed",)
+    readonly_fields = ("revealed_server_seed",)
+
+    @admin.display(description="server seed")
+    def revealed_server_seed(self, obj):
+        return obj.server_seed if obj.finished_at or obj.human_seat is None else "secret until the game ends"
 
 
 class WebhookAttemptInline(admin.TabularInline):

@@ -211,6 +211,7 @@ def match_representation(match: Match, replay) -> dict:
             "nonce": 0,
         },
         "deal": [[ALL_CARDS[c].code for c in stock] for stock in replay.deal] if revealed else None,
+        "deal_counts": [len(stock) for stock in replay.deal],
         "result": game.result.as_json() if game is not None else None,
         "battles": [b.as_json() for b in replay.battles],
         "events": [e.as_json() for e in replay.events],

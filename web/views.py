@@ -35,6 +35,7 @@ from casino.selectors import (
     table_representation,
     war_presets,
 )
+from core.attempts import attempt_failed, attempts_clear, attempts_exhausted
 from core.errors import InvalidInput, ServiceError
 from ledger.selectors import account_lines, player_wallet_summary
 from ledger.services import player_accounts_open
@@ -79,6 +80,11 @@ def rules(request):
 def signup(request):
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        attempts = f"signup:{_address(request)}"
+        if attempts_exhausted(key=attempts, limit=SIGN_UPS_ALLOWED):
+            form.add_error(None, _("Too many sign-ups from this address. Wait a few minutes and try again."))
+            return render(request, "web/signup.html", {"form": form, "next": _safe_next(request, "")}, status=429)
+        attempt_failed(key=attempts)  # every sign-up counts, successful or not
         try:
             player = player_signup(
                 username=form.cleaned_data["username"], password=form.cleaned_data["password"],
@@ -94,15 +100,29 @@ def signup(request):
     return render(request, "web/signup.html", {"form": form, "next": _safe_next(request, "")})
 
 
+SIGN_IN_FAILURES_ALLOWED = 10  # per address and username, per 15 minutes
+SIGN_UPS_ALLOWED = 20  # per address, per 15 minutes
+
+
+def _address(request) -> str:
+    return request.META.get("REMOTE_ADDR", "")[:45]
+
+
 def signin(request):
     form = SignInForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        attempts = f"signin:{_address(request)}:{form.cleaned_data['username'].lower()}"
+        if attempts_exhausted(key=attempts, limit=SIGN_IN_FAILURES_ALLOWED):
+            form.add_error(None, _("Too many failed attempts. Wait a few minutes and try again."))
+            return render(request, "web/signin.html", {"form": form, "next": _safe_next(request, "")}, status=429)
         user = user_authenticate(
             request=request, username=form.cleaned_data["username"], password=form.cleaned_data["password"]
         )
         if user is None:
+            attempt_failed(key=attempts)
             form.add_error(None, _("That username and password do not match an account."))
         else:
+            attempts_clear(key=attempts)
             login(request, user)
             player = getattr(user, "player", None)
             if player is not None:

@@ -313,7 +313,11 @@ class MatchSerializer(serializers.Serializer):
     human_seat = serializers.IntegerField(allow_null=True)
     status = serializers.ChoiceField(choices=["awaiting_decision", "finished"])
     fairness = MatchFairnessSerializer()
-    deal = serializers.ListField(child=serializers.ListField(child=serializers.CharField()), allow_null=True)
+    deal = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()), allow_null=True,
+        help_text="each seat's stock, top first; null while a person still decides",
+    )  # fmt: skip
+    deal_counts = serializers.ListField(child=serializers.IntegerField(), help_text="cards dealt to each seat")
     result = MatchResultSerializer(allow_null=True)
     battles = MatchBattleSerializer(many=True)
     events = MatchEventSerializer(many=True)

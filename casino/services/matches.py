@@ -22,6 +22,8 @@ from core.audit import audit_record
 from core.errors import InvalidInput, StateConflict
 
 MATCH_NONCE = 0  # a match has its own seed, so every match is nonce 0 of its seed pair
+# A match is replayed on every read and sent whole: a limit beyond this would only cost CPU.
+MAX_BATTLES_LIMIT = 20_000
 
 
 class MatchNotAwaitingDecision(StateConflict):
@@ -78,6 +80,10 @@ def match_start(*, player, preset: object, options: object = None, client_seed: 
         server_seed = secrets.token_hex(32)
     elif not isinstance(server_seed, str) or len(server_seed) != 64:
         raise InvalidInput(gettext("server_seed is 64 hex digits"))
+    limit = options.get("max_battles")
+    if type(limit) is int and limit > MAX_BATTLES_LIMIT:
+        text = gettext("max_battles is at most %(max)s here")
+        raise InvalidInput(text % {"max": MAX_BATTLES_LIMIT})
     try:
         seed_hash = server_seed_hash(server_seed)
         rules = build_rules(preset, options)

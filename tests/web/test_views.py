@@ -155,3 +155,44 @@ def test_a_player_sets_limits_a_reality_check_and_a_break_from_the_play_safe_pag
     client.post(change, {"change": "timeout", "days": "7", "confirm": "1"})
     assert Exclusion.objects.get(player=player).kind == "timeout"
     assert client.get(reverse("web:wallet")).status_code == 302  # signed out
+
+
+def test_sign_in_slows_down_guessing_per_address_and_name(client):
+    from web.views import SIGN_IN_FAILURES_ALLOWED
+
+    player = make_player(username="gina")
+    player.user.set_password("the-right-passphrase")
+    player.user.save()
+    for _ in range(SIGN_IN_FAILURES_ALLOWED):
+        assert client.post(reverse("web:signin"), {"username": "gina", "password": "guess"}).status_code == 200
+    blocked = client.post(reverse("web:signin"), {"username": "gina", "password": "the-right-passphrase"})
+    assert blocked.status_code == 429 and "Too many failed attempts" in blocked.content.decode()
+    assert client.get(reverse("web:wallet")).status_code == 302  # not signed in
+    other = client.post(reverse("web:signin"), {"username": "someone-else", "password": "x"})
+    assert other.status_code == 200  # another name from the same address is not blocked
+
+
+def test_a_successful_sign_in_clears_the_count(client):
+    from web.views import SIGN_IN_FAILURES_ALLOWED
+
+    player = make_player(username="hana")
+    player.user.set_password("the-right-passphrase")
+    player.user.save()
+    for _ in range(SIGN_IN_FAILURES_ALLOWED - 1):
+        client.post(reverse("web:signin"), {"username": "hana", "password": "guess"})
+    assert (
+        client.post(reverse("web:signin"), {"username": "hana", "password": "the-right-passphrase"}).status_code == 302
+    )
+    client.post(reverse("web:signout"))
+    for _ in range(SIGN_IN_FAILURES_ALLOWED - 1):
+        assert client.post(reverse("web:signin"), {"username": "hana", "password": "guess"}).status_code == 200
+
+
+def test_sign_ups_from_one_address_are_limited(client):
+    from web.views import SIGN_UPS_ALLOWED
+
+    for i in range(SIGN_UPS_ALLOWED):
+        client.post(reverse("web:signup"), {"username": f"new{i}", "password": "a-long-enough-passphrase"})
+        client.post(reverse("web:signout"))
+    refused = client.post(reverse("web:signup"), {"username": "one-more", "password": "a-long-enough-passphrase"})
+    assert refused.status_code == 429

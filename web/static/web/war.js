@@ -79,10 +79,10 @@ document.addEventListener("DOMContentLoaded", () => {
   const seatName = (s) => fmt(match.human_seat === s ? gettext("Seat %(n)s (you)") : gettext("Seat %(n)s"), { n: s + 1 });
 
   function countsAt(k) {
-    if (k === 0) return match.deal ? match.deal.map((stock) => stock.length) : groups[0] ? [] : [];
+    if (k === 0) return match.deal_counts;
     const end = groups[k - 1].find((e) => e.type === "battle_end");
     if (end) return end.counts;
-    return k > 1 ? countsAt(k - 1) : (match.deal || []).map((s) => s.length);
+    return k > 1 ? countsAt(k - 1) : match.deal_counts;
   }
 
   function describe(e) {

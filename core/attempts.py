@@ -1,0 +1,33 @@
+"""Counting failed attempts (sign-ins, sign-ups) per key in the cache, to slow down guessing.
+
+The API has DRF's throttles; the web forms use this. Counts live in the cache (Redis when
+configured), so every web process sees the same numbers."""
+
+from __future__ import annotations
+
+from django.core.cache import cache
+
+WINDOW_S = 15 * 60
+
+
+def _key(key: str) -> str:
+    return f"attempts:{key}"
+
+
+def attempts_exhausted(*, key: str, limit: int) -> bool:
+    return (cache.get(_key(key)) or 0) >= limit
+
+
+def attempt_failed(*, key: str, window_s: int = WINDOW_S) -> int:
+    """Count one failure; the window starts with the first failure."""
+    if cache.add(_key(key), 1, timeout=window_s):
+        return 1
+    try:
+        return cache.incr(_key(key))
+    except ValueError:  # expired between add and incr
+        cache.add(_key(key), 1, timeout=window_s)
+        return 1
+
+
+def attempts_clear(*, key: str) -> None:
+    cache.delete(_key(key))
