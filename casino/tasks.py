@@ -3,6 +3,7 @@ make a worker killed mid-task harmless: the message is delivered again and chang
 
 from celery import shared_task
 
+from casino.services.matches import matches_purge
 from casino.services.rounds import rounds_decide_timed_out
 from casino.services.settlement import round_settle, rounds_settle_due, rounds_settle_overdue
 from casino.services.webhooks import webhook_deliver, webhooks_deliver_due
@@ -36,3 +37,8 @@ def deliver_webhook_task(delivery_id: str) -> bool:
 @shared_task(name="casino.deliver_due_webhooks")
 def deliver_due_webhooks_task() -> int:
     return webhooks_deliver_due()
+
+
+@shared_task(name="casino.purge_matches")
+def purge_matches_task() -> int:
+    return matches_purge()

@@ -197,6 +197,7 @@ CELERY_BEAT_SCHEDULE = {
     "decide-timed-out-rounds": {"task": "casino.decide_timed_out", "schedule": 2.0},
     "deliver-due-webhooks": {"task": "casino.deliver_due_webhooks", "schedule": 10.0},
     "purge-idempotency-records": {"task": "core.purge_idempotency_records", "schedule": crontab(minute=17)},
+    "purge-war-matches": {"task": "casino.purge_matches", "schedule": crontab(minute=23, hour=4)},
     "ledger-seal": {"task": "ledger.tasks.ledger_seal_task", "schedule": 5.0},
     "ledger-verify-nightly": {
         "task": "ledger.tasks.ledger_verify_task",

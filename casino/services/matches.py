@@ -145,3 +145,15 @@ def _finish_if_over(match: Match, replay: MatchReplay) -> None:
     else:
         match.status = MatchStatus.FINISHED
         match.finished_at = match.finished_at or clock.now()
+
+
+MATCHES_KEPT_DAYS = 30
+
+
+def matches_purge(*, older_than_days: int = MATCHES_KEPT_DAYS) -> int:
+    """War matches are games for fun (no money moves): forget them after a month."""
+    from datetime import timedelta
+
+    cutoff = clock.now() - timedelta(days=older_than_days)
+    deleted, _ = Match.objects.filter(created_at__lt=cutoff).delete()
+    return deleted

@@ -6,6 +6,7 @@ from django.db import close_old_connections
 
 from accounts.partners import partner_nonces_purge
 from casino.api.idempotency import idempotency_records_purge
+from casino.services.matches import matches_purge
 from casino.services.rounds import rounds_decide_timed_out
 from casino.services.settlement import rounds_settle_overdue
 from casino.services.webhooks import webhooks_deliver_due
@@ -36,6 +37,7 @@ class Command(BaseCommand):
             if tick % 1800 == 0:
                 idempotency_records_purge()
                 partner_nonces_purge()
+                matches_purge()
             tick += 1
             if once:
                 return

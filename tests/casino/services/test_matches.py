@@ -112,3 +112,16 @@ def test_a_battle_limit_beyond_what_a_match_replays_is_refused():
         match_start(player=None, preset="standard", options={"max_battles": 10**9})
     match, _ = match_start(player=None, preset="standard", options={"max_battles": 20_000}, server_seed=SEED)
     assert match.status == MatchStatus.FINISHED
+
+
+def test_matches_are_forgotten_after_a_month(monkeypatch):
+    from datetime import timedelta
+
+    from casino.services.matches import matches_purge
+    from core import clock
+
+    old, _ = match_start(player=None, preset="classic", server_seed=SEED)
+    Match.objects.filter(pk=old.pk).update(created_at=clock.now() - timedelta(days=31))
+    recent, _ = match_start(player=None, preset="classic", server_seed=SEED)
+    assert matches_purge() == 1
+    assert list(Match.objects.values_list("pk", flat=True)) == [recent.pk]
