@@ -55,6 +55,8 @@ def play_common(
     record_events: bool = True,
 ) -> WarGame:
     n_seats = len(deal)
+    if n_seats == 2 and not record_events and rules.family is Family.COMMON and all(deal):
+        return _play_two_seats(rules, deal, stream)
     stocks = [deque(stock) for stock in deal]
     best_of = _key_function(rules)
     is_razboi = rules.family is Family.RAZBOI
@@ -200,6 +202,98 @@ def play_common(
         result=result,
         battles=tuple(battles),
         events=tuple(events) if events is not None else None,
+    )
+
+
+def _play_two_seats(rules: WarRules, deal: list[list[int]], stream: ChanceStream | None) -> WarGame:
+    """The common model for two seats without an event log: the same game as the general loop
+    (tests compare them battle for battle), with the per-battle bookkeeping of any number of
+    seats taken out. Two seats always fight a war together, so `war_participants` cannot matter."""
+    a, b = deque(deal[0]), deque(deal[1])
+    rank = RANK
+    lowest = rules.lowest_wins
+    need = rules.down + 1
+    lose_rule = rules.out_of_cards is OutOfCards.LOSE
+    gather = rules.gather
+    max_battles = rules.max_battles
+    seen = {(tuple(a), tuple(b))} if rules.detects_cycles else None
+    battles: list[BattleRecord] = []
+    append = battles.append
+    result: WarResult | None = None
+    n = 0
+    while True:
+        n += 1
+        fa, fb = a.popleft(), b.popleft()
+        up = (fa, fb)
+        ta, tb = [fa], [fb]
+        war_steps = 0
+        winner: int | None = None
+        while True:
+            ra, rb = rank[fa], rank[fb]
+            if ra != rb:
+                winner = (0 if ra < rb else 1) if lowest else (0 if ra > rb else 1)
+                break
+            war_steps += 1
+            if lose_rule:
+                la, lb = len(a), len(b)
+                if la < need or lb < need:
+                    if la == lb:
+                        winner = None  # both short by the same count: a draw
+                    else:
+                        winner = 0 if la > lb else 1
+                        loser_stock, loser_trick = (b, tb) if winner == 0 else (a, ta)
+                        loser_trick.extend(loser_stock)
+                        loser_stock.clear()
+                    break
+                laid_a = [a.popleft() for _ in range(need)]
+                laid_b = [b.popleft() for _ in range(need)]
+                ta += laid_a
+                tb += laid_b
+                fa, fb = laid_a[-1], laid_b[-1]
+            else:
+                if not a and not b:
+                    winner = None  # both stand on equal last cards: stuck
+                    break
+                if a:
+                    laid_a = [a.popleft() for _ in range(need if len(a) >= need else len(a))]
+                    ta += laid_a
+                    fa = laid_a[-1]
+                if b:
+                    laid_b = [b.popleft() for _ in range(need if len(b) >= need else len(b))]
+                    tb += laid_b
+                    fb = laid_b[-1]
+        if winner is None:
+            counts = (len(a), len(b))
+            append(BattleRecord(n, up, war_steps, None, counts))
+            result = WarResult(None, Reason.SHORT_DRAW if lose_rule else Reason.STUCK_DRAW, n, counts)
+            break
+        if gather is Gather.SEAT:
+            taken = ta + tb
+        elif gather is Gather.WINNER:
+            taken = ta + tb if winner == 0 else tb + ta
+        else:
+            taken = shuffle(ta + tb, stream)
+        (a if winner == 0 else b).extend(taken)
+        counts = (len(a), len(b))
+        append(BattleRecord(n, up, war_steps, winner, counts))
+        if not a or not b:
+            result = WarResult(winner, Reason.ALL_CARDS, n, counts)
+            break
+        if max_battles is not None and n >= max_battles:
+            result = _limit_result(rules, counts, n)
+            break
+        if seen is not None:
+            state = (tuple(a), tuple(b))
+            if state in seen:
+                result = WarResult(None, Reason.CYCLE, n, counts)
+                break
+            seen.add(state)
+    return WarGame(
+        rules=rules,
+        deal=tuple(tuple(stock) for stock in deal),
+        result=result,
+        battles=tuple(battles),
+        events=None,
     )
 
 
