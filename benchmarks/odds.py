@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from casino.engine.fairness import HmacStream
 from casino.engine.war import build_rules, play_dealt, seeded_deal
 from casino.odds.bulk import play_many, supports

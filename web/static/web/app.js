@@ -71,6 +71,13 @@ const CW = (() => {
     if (currency === "BRL") return `${sign}R$ ${amount}`;
     return language().startsWith("en") ? `${sign}${symbol}${amount}` : `${sign}${amount} ${symbol}`;
   }
+  /* A chip's label: whole amounts without cents (€5, 5 €), others as money. */
+  function moneyShort(minor, currency) {
+    if (minor % 100 !== 0) return money(minor, currency);
+    const full = money(minor, currency);
+    const english = language().startsWith("en");
+    return full.replace(english ? /\.00$/ : /,00(?= )/, "");
+  }
   function percent(fraction, digits = 2) {
     const english = language().startsWith("en");
     const text = (fraction * 100).toFixed(digits);
@@ -166,5 +173,5 @@ const CW = (() => {
     if (document.body.dataset.player) realityCheck();
   });
 
-  return { api, ApiError, money, number, percent, card, cardLabel, duration, refreshBalance, newKey, tr, fmt, language };
+  return { api, ApiError, money, moneyShort, number, percent, card, cardLabel, duration, refreshBalance, newKey, tr, fmt, language };
 })();

@@ -20,7 +20,7 @@ document.addEventListener("DOMContentLoaded", () => {
     chip.type = "button";
     chip.className = `chip chip-${index + 1}`;
     chip.dataset.value = value;
-    chip.innerHTML = `<span>${money(value, currency)}</span><kbd>${index + 1}</kbd>`;
+    chip.innerHTML = `<span>${CW.moneyShort(value, currency)}</span><kbd>${index + 1}</kbd>`;
     chip.setAttribute("aria-label", fmt(gettext("Add %(amount)s"), { amount: money(value, currency) }));
     chip.addEventListener("click", () => addChip(value));
     $("chips").append(chip);
