@@ -84,6 +84,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
+    parser.add_argument("--worker-class", default="gthread", choices=["gthread", "sync"])
     parser.add_argument(
         "--client",
         choices=["wrk", "python"],
@@ -116,7 +117,7 @@ def main() -> None:
     table, tokens = out[0], out[1:]
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{PORT}", "--workers",
-         str(args.workers), "--threads", str(args.threads), "--worker-class", "gthread", "--log-level", "warning"],
+         str(args.workers), "--threads", str(args.threads), "--worker-class", args.worker_class, "--log-level", "warning"],
         cwd=ROOT, env=env,
     )  # fmt: skip
     worker = subprocess.Popen(
