@@ -13,8 +13,9 @@ from django.utils.translation import gettext, gettext_lazy
 
 from accounts.models import Partner, Player, User
 from accounts.roles import AUDITOR, OPERATOR, SUPPORT
+from core.attempts import attempt_failed, attempts_clear, attempts_exhausted
 from core.audit import audit_record
-from core.errors import InvalidInput, UsernameTaken
+from core.errors import InvalidInput, TooManyAttempts, UsernameTaken
 from ledger.services import player_accounts_open
 
 # app_label.codename per role; auditors get every "view" permission of the audited apps.
@@ -86,8 +87,21 @@ def partner_create(*, name: str, webhook_url: str = "") -> tuple[Partner, str]:
     return partner, secret
 
 
-def player_signup(*, username: object, password: object, email: object = "") -> Player:
-    """A player signing up on their own: validated username, password and e-mail."""
+SIGN_IN_FAILURES_ALLOWED = 10  # per address and username, per 15 minutes
+SIGN_UPS_ALLOWED = 20  # per address, per 15 minutes
+
+
+def _address(request) -> str:
+    return (request.META.get("REMOTE_ADDR", "") if request is not None else "")[:45]
+
+
+def player_signup(*, username: object, password: object, email: object = "", request=None) -> Player:
+    """A player signing up on their own: validated username, password and e-mail. Sign-ups from
+    one address are counted, successful or not, and refused beyond SIGN_UPS_ALLOWED."""
+    attempts = f"signup:{_address(request)}"
+    if attempts_exhausted(key=attempts, limit=SIGN_UPS_ALLOWED):
+        raise TooManyAttempts(gettext("Too many sign-ups from this address. Wait a few minutes and try again."))
+    attempt_failed(key=attempts)
     if (
         not isinstance(username, str)
         or not 3 <= len(username) <= 150
@@ -115,15 +129,24 @@ def player_signup(*, username: object, password: object, email: object = "") -> 
 
 
 def user_authenticate(*, request, username: object, password: object):
-    """The active user with these credentials, or None. Anything but two strings is invalid input."""
+    """The active user with these credentials, or None. Anything but two strings is invalid input.
+    Failures are counted per address and username: beyond SIGN_IN_FAILURES_ALLOWED in the window
+    every attempt is refused (`TooManyAttempts`), the right password too, to slow down guessing."""
     from django.contrib.auth import authenticate
 
     if not isinstance(username, str) or not isinstance(password, str):
         raise InvalidInput(gettext("username and password are strings"))
     if "\x00" in username or "\x00" in password:
         return None  # no account has such a name, and PostgreSQL text cannot hold NUL
+    attempts = f"signin:{_address(request)}:{username.lower()}"
+    if attempts_exhausted(key=attempts, limit=SIGN_IN_FAILURES_ALLOWED):
+        raise TooManyAttempts(gettext("Too many failed attempts. Wait a few minutes and try again."))
     user = authenticate(request, username=username, password=password)
-    return user if user is not None and user.is_active else None
+    if user is None or not user.is_active:
+        attempt_failed(key=attempts)
+        return None
+    attempts_clear(key=attempts)
+    return user
 
 
 PLAY_MONEY_TOP_UPS = (10_000, 50_000, 100_000)  # the amounts a player may add in play-money mode
@@ -154,11 +177,9 @@ def player_play_money_top_up(*, player: Player, amount: object, idempotency_key:
         protection_check_deposit(player=player, amount=amount)
         balance = player_wallet_summary(player=player)["balance"]
         if balance + amount > PLAY_MONEY_CEILING:
-            from django.utils.translation import get_language
+            from ledger.money import format_money
 
-            from core.formatting import format_money
-
-            ceiling = format_money(PLAY_MONEY_CEILING, player.currency, language=get_language() or "en")
+            ceiling = format_money(PLAY_MONEY_CEILING, player.currency)
             raise InvalidInput(
                 gettext("play money tops up to at most %(ceiling)s; play some of it first") % {"ceiling": ceiling}
             )

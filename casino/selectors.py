@@ -14,6 +14,10 @@ def table_list_open():
     return Table.objects.filter(is_open=True).order_by("name")
 
 
+def table_get_open(*, table_id) -> Table | None:
+    return Table.objects.filter(pk=table_id, is_open=True).first()
+
+
 def table_house_edge(*, table: Table) -> dict[str, float]:
     """The exact house edges of the table's rules, from the odds module."""
     return casino_war_odds(table.decks, table.tie_pays, table.tie_after_tie_bonus).as_json()
@@ -42,6 +46,15 @@ def table_representation(table: Table) -> dict:
 
 def round_list_for_player(*, player):
     return Round.objects.filter(player=player).select_related("seed_pair").order_by("-created_at", "-id")
+
+
+def round_awaiting_decision_id(*, player, table) -> uuid.UUID | None:
+    """The newest of the player's rounds at this table that wait for a decision, if any."""
+    return (
+        Round.objects.filter(player=player, table=table, status=RoundStatus.AWAITING_DECISION)
+        .values_list("id", flat=True)
+        .first()
+    )
 
 
 def round_get_for_player(*, player, round_id) -> Round | None:

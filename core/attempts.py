@@ -5,13 +5,16 @@ configured), so every web process sees the same numbers."""
 
 from __future__ import annotations
 
+import hashlib
+
 from django.core.cache import cache
 
 WINDOW_S = 15 * 60
 
 
 def _key(key: str) -> str:
-    return f"attempts:{key}"
+    # Keys hold what callers typed (any length, any characters): the cache sees a fixed-size digest.
+    return "attempts:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def attempts_exhausted(*, key: str, limit: int) -> bool:

@@ -128,6 +128,12 @@ class SignatureInvalid(ServiceError):
     title = gettext_lazy("The request signature is missing, wrong, stale or replayed.")
 
 
+class TooManyAttempts(ServiceError):
+    code = "throttled"
+    status = 429
+    title = gettext_lazy("Too many attempts. Wait a few minutes and try again.")
+
+
 class UsernameTaken(InvalidInput):
     code = "username_taken"
     title = gettext_lazy("This username is taken.")

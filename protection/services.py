@@ -12,7 +12,7 @@ from rest_framework.authtoken.models import Token
 from core import clock
 from core.audit import audit_record
 from core.errors import InvalidInput, LimitExceeded, SelfExcluded, StateConflict
-from ledger.money import minor_units
+from ledger.money import format_money, minor_units
 from protection.models import PERIOD_DAYS, Exclusion, ExclusionKind, LimitKind, LimitPeriod, PlayerLimit, RealityCheck
 from protection.selectors import MEASURES, exclusion_active, limit_in_force, limits_in_force
 
@@ -135,14 +135,6 @@ PERIOD_NAMES = {LimitPeriod.DAY: gettext_lazy("24 hours"), LimitPeriod.WEEK: get
                 LimitPeriod.MONTH: gettext_lazy("30 days")}  # fmt: skip
 
 
-def _money(player, amount: int) -> str:
-    from django.utils.translation import get_language
-
-    from core.formatting import format_money
-
-    return format_money(amount, player.currency, language=get_language() or "en")
-
-
 def _check_limits(*, player, kinds, amount: int, now) -> None:
     in_force = limits_in_force(player=player, kinds=kinds, at=now)
     for kind in kinds:
@@ -156,6 +148,7 @@ def _check_limits(*, player, kinds, amount: int, now) -> None:
                     gettext("this would exceed your %(kind)s limit per %(period)s of %(limit)s (%(left)s left)")
                     % {
                         "kind": LIMIT_NAMES[kind], "period": PERIOD_NAMES[period],
-                        "limit": _money(player, limit.amount), "left": _money(player, max(0, limit.amount - used)),
+                        "limit": format_money(limit.amount, player.currency),
+                        "left": format_money(max(0, limit.amount - used), player.currency),
                     }
                 )  # fmt: skip

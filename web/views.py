@@ -26,17 +26,17 @@ from accounts.services import (
     player_signup,
     user_authenticate,
 )
-from casino.models import Round, RoundStatus, Table
 from casino.selectors import (
+    round_awaiting_decision_id,
     round_get_for_player,
     round_list_for_player,
+    table_get_open,
     table_house_edge,
     table_list_open,
     table_representation,
     war_presets,
 )
-from core.attempts import attempt_failed, attempts_clear, attempts_exhausted
-from core.errors import InvalidInput, ServiceError
+from core.errors import InvalidInput, ServiceError, TooManyAttempts
 from ledger.selectors import account_lines, player_wallet_summary
 from ledger.services import player_accounts_open
 from protection.services import session_start
@@ -79,64 +79,57 @@ def rules(request):
 
 def signup(request):
     form = SignUpForm(request.POST or None)
+    status = 200
     if request.method == "POST" and form.is_valid():
-        attempts = f"signup:{_address(request)}"
-        if attempts_exhausted(key=attempts, limit=SIGN_UPS_ALLOWED):
-            form.add_error(None, _("Too many sign-ups from this address. Wait a few minutes and try again."))
-            return render(request, "web/signup.html", {"form": form, "next": _safe_next(request, "")}, status=429)
-        attempt_failed(key=attempts)  # every sign-up counts, successful or not
         try:
             player = player_signup(
                 username=form.cleaned_data["username"], password=form.cleaned_data["password"],
-                email=form.cleaned_data["email"],
+                email=form.cleaned_data["email"], request=request,
             )  # fmt: skip
         except ServiceError as error:
             form.add_error(None, error.detail)
+            status = 429 if isinstance(error, TooManyAttempts) else 200
         else:
             login(request, player.user, backend="django.contrib.auth.backends.ModelBackend")
             session_start(player=player)
             messages.success(request, _("Welcome, %(name)s. Your wallet is open.") % {"name": player.user.username})
             return redirect(_safe_next(request, reverse("web:wallet")))
-    return render(request, "web/signup.html", {"form": form, "next": _safe_next(request, "")})
-
-
-SIGN_IN_FAILURES_ALLOWED = 10  # per address and username, per 15 minutes
-SIGN_UPS_ALLOWED = 20  # per address, per 15 minutes
-
-
-def _address(request) -> str:
-    return request.META.get("REMOTE_ADDR", "")[:45]
+    return render(request, "web/signup.html", {"form": form, "next": _safe_next(request, "")}, status=status)
 
 
 def signin(request):
     form = SignInForm(request.POST or None)
+    status = 200
     if request.method == "POST" and form.is_valid():
-        attempts = f"signin:{_address(request)}:{form.cleaned_data['username'].lower()}"
-        if attempts_exhausted(key=attempts, limit=SIGN_IN_FAILURES_ALLOWED):
-            form.add_error(None, _("Too many failed attempts. Wait a few minutes and try again."))
-            return render(request, "web/signin.html", {"form": form, "next": _safe_next(request, "")}, status=429)
-        user = user_authenticate(
-            request=request, username=form.cleaned_data["username"], password=form.cleaned_data["password"]
-        )
+        try:
+            user = user_authenticate(
+                request=request, username=form.cleaned_data["username"], password=form.cleaned_data["password"]
+            )
+        except ServiceError as error:
+            user = None
+            form.add_error(None, error.detail)
+            status = 429 if isinstance(error, TooManyAttempts) else 200
         if user is None:
-            attempt_failed(key=attempts)
-            form.add_error(None, _("That username and password do not match an account."))
+            if not form.errors:
+                form.add_error(None, _("That username and password do not match an account."))
         else:
-            attempts_clear(key=attempts)
             login(request, user)
             player = getattr(user, "player", None)
             if player is not None:
                 session_start(player=player)
             return _with_language(redirect(_safe_next(request, reverse("web:lobby"))), player)
-    return render(request, "web/signin.html", {"form": form, "next": _safe_next(request, "")})
+    return render(request, "web/signin.html", {"form": form, "next": _safe_next(request, "")}, status=status)
+
+
+def _remember_language(response, language: str):
+    response.set_cookie(settings.LANGUAGE_COOKIE_NAME, language, max_age=365 * 24 * 3600, samesite="Lax",
+                        secure=settings.SESSION_COOKIE_SECURE)  # fmt: skip
+    return response
 
 
 def _with_language(response, player):
     """Signing in brings back the language the player chose (on any device)."""
-    if player is not None and player.language:
-        response.set_cookie(settings.LANGUAGE_COOKIE_NAME, player.language, max_age=365 * 24 * 3600,
-                            samesite="Lax", secure=settings.SESSION_COOKIE_SECURE)  # fmt: skip
-    return response
+    return _remember_language(response, player.language) if player is not None and player.language else response
 
 
 @require_POST
@@ -152,9 +145,7 @@ def language_set(request):
     if player is not None:
         player_language_set(player=player, language=language)
     translation.activate(language)
-    response.set_cookie(settings.LANGUAGE_COOKIE_NAME, language, max_age=365 * 24 * 3600, samesite="Lax",
-                        secure=settings.SESSION_COOKIE_SECURE)  # fmt: skip
-    return response
+    return _remember_language(response, language)
 
 
 @require_POST
@@ -199,14 +190,10 @@ def wallet_top_up(request):
 
 @player_required
 def table_play(request, table_id: int):
-    table = Table.objects.filter(pk=table_id, is_open=True).first()
+    table = table_get_open(table_id=table_id)
     if table is None:
         raise Http404(_("This table is closed or does not exist."))
-    pending = (
-        Round.objects.filter(player=request.player, table=table, status=RoundStatus.AWAITING_DECISION)
-        .values_list("id", flat=True)
-        .first()
-    )
+    pending = round_awaiting_decision_id(player=request.player, table=table)
     return render(request, "web/table.html", {
         "table": table,
         "house_edge": table_house_edge(table=table),
@@ -273,10 +260,9 @@ def protection(request):
 @player_required
 def protection_change(request):
     """One form per change: a limit, the reality-check interval, a time-out or a self-exclusion."""
-    from django.utils.translation import get_language
 
     from casino.services.callers import Caller
-    from core.formatting import parse_money
+    from ledger.money import parse_money
     from protection.services import exclusion_start, limit_set, reality_check_set
 
     player, caller, form = request.player, Caller.player(request.player), request.POST
@@ -285,7 +271,7 @@ def protection_change(request):
             amount = None
             if not form.get("remove"):
                 try:
-                    amount = parse_money(form.get("amount", ""), language=get_language() or "en")
+                    amount = parse_money(form.get("amount", ""))
                 except ValueError:
                     raise InvalidInput(_("Write the limit as an amount, for example 50 or 50.00.")) from None
             limit = limit_set(player=player, kind=form.get("kind"), period=form.get("period"), amount=amount,

@@ -120,7 +120,10 @@ class SignupView(APIView):
     def post(self, request):
         data = _body(request)
         player = player_signup(
-            username=data.get("username"), password=data.get("password"), email=data.get("email", "")
+            username=data.get("username"),
+            password=data.get("password"),
+            email=data.get("email", ""),
+            request=request._request,
         )
         return Response(_player_json(player), status=201)
 
@@ -163,7 +166,7 @@ class SessionView(APIView):
     permission_classes = [AllowAny]
     throttle_classes = [AnonRateThrottle]
 
-    @extend_schema(request=s.TokenRequestSerializer, responses={200: s.PlayerSerializer, **problems(400, 403)})
+    @extend_schema(request=s.TokenRequestSerializer, responses={200: s.PlayerSerializer, **problems(400, 403, 429)})
     def post(self, request):
         data = _body(request)
         user = user_authenticate(request=request, username=data.get("username"), password=data.get("password"))

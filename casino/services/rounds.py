@@ -102,12 +102,10 @@ def _persistent_position(*, player, table: Table, pair: SeedPair, nonce: int, ru
 
 def bet_limits_text(table: Table) -> str:
     """Why a bet is off the table, in the caller's language and money format."""
-    from django.utils.translation import get_language
-
-    from core.formatting import format_money
+    from ledger.money import format_money
 
     def money(amount: int) -> str:
-        return format_money(amount, table.currency, language=get_language() or "en")
+        return format_money(amount, table.currency)
 
     text = gettext("a main bet at %(table)s is %(low)s to %(high)s in steps of %(step)s") % {
         "table": table.name, "low": money(table.min_bet), "high": money(table.max_bet), "step": money(table.bet_step),

@@ -106,7 +106,7 @@ def test_sign_up_top_up_play_to_a_tie_go_to_war_and_surrender(page, open_table):
 
 
 def _money(minor: int) -> str:
-    from core.formatting import format_money
+    from ledger.money import format_money
 
     return format_money(minor, "EUR", language="en")
 

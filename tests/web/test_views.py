@@ -158,7 +158,7 @@ def test_a_player_sets_limits_a_reality_check_and_a_break_from_the_play_safe_pag
 
 
 def test_sign_in_slows_down_guessing_per_address_and_name(client):
-    from web.views import SIGN_IN_FAILURES_ALLOWED
+    from accounts.services import SIGN_IN_FAILURES_ALLOWED
 
     player = make_player(username="gina")
     player.user.set_password("the-right-passphrase")
@@ -173,7 +173,7 @@ def test_sign_in_slows_down_guessing_per_address_and_name(client):
 
 
 def test_a_successful_sign_in_clears_the_count(client):
-    from web.views import SIGN_IN_FAILURES_ALLOWED
+    from accounts.services import SIGN_IN_FAILURES_ALLOWED
 
     player = make_player(username="hana")
     player.user.set_password("the-right-passphrase")
@@ -189,7 +189,7 @@ def test_a_successful_sign_in_clears_the_count(client):
 
 
 def test_sign_ups_from_one_address_are_limited(client):
-    from web.views import SIGN_UPS_ALLOWED
+    from accounts.services import SIGN_UPS_ALLOWED
 
     for i in range(SIGN_UPS_ALLOWED):
         client.post(reverse("web:signup"), {"username": f"new{i}", "password": "a-long-enough-passphrase"})

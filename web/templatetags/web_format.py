@@ -5,7 +5,7 @@ from django.utils.html import format_html
 from django.utils.translation import get_language
 
 from casino.engine import card as parse_card
-from core.formatting import format_money
+from ledger.money import format_money
 
 register = template.Library()
 
@@ -17,7 +17,7 @@ RANK_LABELS = {"T": "10"}
 def money(minor_units, currency: str) -> str:
     if minor_units is None:
         return ""
-    return format_money(int(minor_units), currency, language=get_language() or "en")
+    return format_money(int(minor_units), currency)
 
 
 @register.filter

@@ -393,3 +393,21 @@ def test_a_nul_character_in_credentials_is_refused_not_a_server_error(client, pl
         "/api/v1/auth/token/", {"username": "ali\x00ce", "password": "x\x00"}, content_type="application/json"
     )
     assert_problem(response, 400, "invalid_credentials")
+
+
+def test_token_guessing_is_refused_after_ten_failures_even_with_the_right_password(client):
+    from accounts.services import SIGN_IN_FAILURES_ALLOWED
+    from tests.factories import make_player
+
+    player = make_player(username="ines")
+    player.user.set_password("the-right-passphrase")
+    player.user.save()
+    for _ in range(SIGN_IN_FAILURES_ALLOWED):
+        wrong = client.post(
+            "/api/v1/auth/token/", {"username": "ines", "password": "guess"}, content_type="application/json"
+        )
+        assert wrong.status_code == 400
+    refused = client.post(
+        "/api/v1/auth/token/", {"username": "ines", "password": "the-right-passphrase"}, content_type="application/json"
+    )
+    assert refused.status_code == 429 and refused.json()["code"] == "throttled"

@@ -49,7 +49,7 @@ const CW = (() => {
     return data;
   }
 
-  /* The one money format of the service (core/formatting.py): €1,234.50 in English, 1.234,50 € in
+  /* The one money format of the service (ledger/money.py): €1,234.50 in English, 1.234,50 € in
      Portuguese and Spanish, R$ 1.234,50 for reais. */
   const SYMBOLS = { EUR: "€", USD: "$", GBP: "£", BRL: "R$" };
   function number(value, decimals = 0) {
