@@ -1,4 +1,5 @@
--- wrk script: POST a round with a fresh Idempotency-Key each request, tokens round-robin per thread.
+-- wrk script: POST a round with a fresh Idempotency-Key each request. Run with as many threads as
+-- connections: each thread is one client, a player of its own (its token), as at a real table.
 local counter = 0
 local tokens = {}
 for token in string.gmatch(os.getenv("BENCH_TOKENS") or "", "%S+") do tokens[#tokens + 1] = token end
@@ -13,7 +14,7 @@ end
 
 function request()
   counter = counter + 1
-  local token = tokens[(thread_id + counter) % #tokens + 1]
+  local token = tokens[thread_id % #tokens + 1]
   local headers = {
     ["Authorization"] = "Token " .. token,
     ["Content-Type"] = "application/json",

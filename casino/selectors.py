@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import uuid
 
+from django.db import connection
+
 from casino.engine import card, shoe
 from casino.models import Match, MatchStatus, Round, RoundStatus, SeedPair, Table
 from casino.odds import casino_war_odds, decision_values
+from core.rows import instances_from_row, select_list
 from core.times import rfc3339
 
 
 def table_list_open():
     return Table.objects.filter(is_open=True).order_by("name")
+
+
+def table_get(*, table_pk: int) -> Table | None:
+    """The table, open or not, in one plain statement: every round placed starts here."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {select_list(Table, 't')} FROM {Table._meta.db_table} t WHERE t.id = %s", [table_pk])
+        row = cursor.fetchone()
+    return None if row is None else instances_from_row(row, (Table,))[0]
 
 
 def table_get_open(*, table_id) -> Table | None:

@@ -29,7 +29,6 @@ class IdempotencyRecord(models.Model):
     scope = models.CharField(max_length=80)  # the caller: "player:12" or "partner:3"
     key = models.CharField(max_length=255)
     request_hash = models.CharField(max_length=64)
-    in_flight = models.BooleanField(default=True)
     response_status = models.PositiveSmallIntegerField(null=True)
     response_body = models.JSONField(null=True)
     response_content_type = models.CharField(max_length=64, blank=True)

@@ -65,8 +65,25 @@ class Line:
 # --- Accounts ------------------------------------------------------------------------------------
 
 
+# Account lookups sit on every round's path (placing and settling), so they are one plain
+# statement each; an account is made through the ORM only the first time it is missing.
+_ACCOUNT_COLUMNS = ("id", "kind", "currency", "player_id", "partner_id", "shard")
+
+
+def _accounts_where(condition: str, params: list) -> list[Account]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {', '.join(_ACCOUNT_COLUMNS)} FROM ledger_account WHERE {condition}", params)
+        return [Account.from_db(connection.alias, _ACCOUNT_COLUMNS, row) for row in cursor.fetchall()]
+
+
 def _system_account(*, kind: AccountKind, currency: str, shard: int = 0) -> Account:
     # Not cached across requests: a cached id could outlive a rolled-back transaction or a restore.
+    found = _accounts_where(
+        "kind = %s AND currency = %s AND shard = %s AND player_id IS NULL AND partner_id IS NULL",
+        [str(kind), currency, shard],
+    )
+    if found:
+        return found[0]
     account, _ = Account.objects.get_or_create(kind=kind, currency=currency, shard=shard, player=None, partner=None)
     return account
 
@@ -84,7 +101,7 @@ def outside_account(*, currency: str) -> Account:
 
 def player_accounts_open(*, player) -> tuple[Account, Account]:
     """The player's wallet and money-in-play accounts, created together (adjacent primary keys)."""
-    accounts = {a.kind: a for a in Account.objects.filter(player=player, currency=player.currency)}
+    accounts = {a.kind: a for a in _accounts_where("player_id = %s AND currency = %s", [player.pk, player.currency])}
     if len(accounts) < 2:
         with transaction.atomic():
             for kind in (AccountKind.PLAYER_WALLET, AccountKind.PLAYER_IN_PLAY):

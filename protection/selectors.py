@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.db import connection
 from django.db.models import F, Sum
 from django.db.models.functions import Coalesce
 
@@ -23,17 +24,27 @@ def limit_in_force(*, player, kind: str, period: str, at=None) -> PlayerLimit | 
     )
 
 
-def limits_in_force(*, player, kinds, at=None) -> dict[tuple[str, str], PlayerLimit]:
-    """The limit rows in force at `at` for these kinds, by (kind, period): one query (a round asks
-    for six of them inside its transaction)."""
-    at = at or clock.now()
-    in_force: dict[tuple[str, str], PlayerLimit] = {}
-    rows = PlayerLimit.objects.filter(player=player, kind__in=list(kinds), effective_from__lte=at).order_by(
-        "-requested_at", "-id"
+def stake_guards(*, player, kinds, at) -> tuple[bool, dict[tuple[str, str], int | None]]:
+    """Whether the player is excluded at `at`, and the amounts of the limits of these kinds in
+    force then, by (kind, period): the rules of `exclusion_active` and `limit_in_force` for all
+    of them in one plain statement, because every round and deposit asks inside its transaction."""
+    kinds = [str(kind) for kind in kinds]
+    when = connection.ops.adapt_datetimefield_value(at)
+    sql = (
+        f"SELECT EXISTS (SELECT 1 FROM {Exclusion._meta.db_table} WHERE player_id = %s AND starts_at <= %s"
+        f" AND ends_at > %s), limit_.kind, limit_.period, limit_.amount FROM (SELECT 1 AS one) AS anchor"
+        f" LEFT JOIN {PlayerLimit._meta.db_table} AS limit_ ON limit_.player_id = %s"
+        f" AND limit_.kind IN ({', '.join(['%s'] * len(kinds))}) AND limit_.effective_from <= %s"
+        " ORDER BY limit_.requested_at DESC, limit_.id DESC"
     )
-    for row in rows:
-        in_force.setdefault((row.kind, row.period), row)
-    return in_force
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [player.pk, when, when, player.pk, *kinds, when])
+        rows = cursor.fetchall()
+    in_force: dict[tuple[str, str], int | None] = {}
+    for _, kind, period, amount in rows:
+        if kind is not None:
+            in_force.setdefault((kind, period), amount)
+    return bool(rows[0][0]), in_force
 
 
 def limit_pending(*, player, kind: str, period: str, at=None) -> PlayerLimit | None:

@@ -14,7 +14,7 @@ from core.audit import audit_record
 from core.errors import InvalidInput, LimitExceeded, SelfExcluded, StateConflict
 from ledger.money import format_money, minor_units
 from protection.models import PERIOD_DAYS, Exclusion, ExclusionKind, LimitKind, LimitPeriod, PlayerLimit, RealityCheck
-from protection.selectors import MEASURES, exclusion_active, limit_in_force, limits_in_force
+from protection.selectors import MEASURES, exclusion_active, limit_in_force, stake_guards
 
 COOLING_OFF = timedelta(hours=24)
 TIMEOUT_DAYS = (1, 42)  # one day to six weeks
@@ -114,19 +114,13 @@ def session_start(*, player) -> None:
 def protection_check_stake(*, player, amount: int) -> None:
     """Inside the transaction that stakes `amount`, after the player's rounds are serialised:
     refuse an excluded player, and a stake that would break a wager or loss limit."""
-    now = clock.now()
-    if exclusion_active(player=player, at=now) is not None:
-        raise SelfExcluded(gettext("the player is in a time-out or self-excluded"))
-    _check_limits(player=player, kinds=(LimitKind.WAGER, LimitKind.LOSS), amount=amount, now=now)
+    _check_guards(player=player, kinds=(LimitKind.WAGER, LimitKind.LOSS), amount=amount)
 
 
 def protection_check_deposit(*, player, amount: int) -> None:
     """Inside the transaction that brings `amount` into the wallet (with the player's row locked)."""
-    now = clock.now()
-    if exclusion_active(player=player, at=now) is not None:
-        raise SelfExcluded(gettext("the player is in a time-out or self-excluded"))
     player.__class__.objects.select_for_update().filter(pk=player.pk).first()
-    _check_limits(player=player, kinds=(LimitKind.DEPOSIT,), amount=amount, now=now)
+    _check_guards(player=player, kinds=(LimitKind.DEPOSIT,), amount=amount)
 
 
 LIMIT_NAMES = {LimitKind.DEPOSIT: gettext_lazy("deposit"), LimitKind.LOSS: gettext_lazy("loss"),
@@ -135,20 +129,23 @@ PERIOD_NAMES = {LimitPeriod.DAY: gettext_lazy("24 hours"), LimitPeriod.WEEK: get
                 LimitPeriod.MONTH: gettext_lazy("30 days")}  # fmt: skip
 
 
-def _check_limits(*, player, kinds, amount: int, now) -> None:
-    in_force = limits_in_force(player=player, kinds=kinds, at=now)
+def _check_guards(*, player, kinds, amount: int) -> None:
+    now = clock.now()
+    excluded, in_force = stake_guards(player=player, kinds=kinds, at=now)
+    if excluded:
+        raise SelfExcluded(gettext("the player is in a time-out or self-excluded"))
     for kind in kinds:
         for period in LimitPeriod:
             limit = in_force.get((kind, period))
-            if limit is None or limit.amount is None:
+            if limit is None:
                 continue
             used = MEASURES[kind](player=player, since=now - timedelta(days=PERIOD_DAYS[period]))
-            if used + amount > limit.amount:
+            if used + amount > limit:
                 raise LimitExceeded(
                     gettext("this would exceed your %(kind)s limit per %(period)s of %(limit)s (%(left)s left)")
                     % {
                         "kind": LIMIT_NAMES[kind], "period": PERIOD_NAMES[period],
-                        "limit": format_money(limit.amount, player.currency),
-                        "left": format_money(max(0, limit.amount - used), player.currency),
+                        "limit": format_money(limit, player.currency),
+                        "left": format_money(max(0, limit - used), player.currency),
                     }
                 )  # fmt: skip

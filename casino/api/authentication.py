@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from django.db import connection
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, TokenAuthentication
 from rest_framework.authtoken.models import Token
 
-from accounts.models import Partner
+from accounts.models import Partner, Player, User
 from accounts.partners import partner_authenticate
+from core.rows import instances_from_row, select_list
 
 
 class PartnerPrincipal:
@@ -63,12 +65,25 @@ class PartnerSignatureScheme(OpenApiAuthenticationExtension):
 
 
 class PlayerTokenAuthentication(TokenAuthentication):
-    """`Authorization: Token <key>`, fetching the user and its player in one query."""
+    """`Authorization: Token <key>`: the token, its user and the user's player in one plain
+    statement, since every API call of a player starts here."""
 
     def authenticate_credentials(self, key):
-        token = Token.objects.select_related("user__player").filter(key=key).first()
-        if token is None:
+        sql = (
+            f"SELECT {select_list(Token, 't')}, {select_list(User, 'u')}, {select_list(Player, 'p')}"
+            f" FROM {Token._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id"
+            f" LEFT JOIN {Player._meta.db_table} p ON p.user_id = u.id WHERE t.key = %s"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [key])
+            row = cursor.fetchone()
+        if row is None:
             raise exceptions.AuthenticationFailed("Invalid token.")
-        if not token.user.is_active:
+        token, user, player = instances_from_row(row, (Token, User, Player))
+        Token.user.field.set_cached_value(token, user)
+        if player is not None:  # as select_related would: user.player without another query
+            User.player.related.set_cached_value(user, player)
+            Player.user.field.set_cached_value(player, user)
+        if not user.is_active:
             raise exceptions.AuthenticationFailed("User inactive or deleted.")
-        return token.user, token
+        return user, token

@@ -1,9 +1,11 @@
 """Idempotency-Key handling for POSTs that move money or create a round (API.md).
 
-The first request claims (caller, key) in a row committed at once; its business work and the
-stored response then commit together, so a stored response always matches what happened. A retry
-with the same body gets the stored response; another body is `idempotency_conflict`; a retry
-while the first is still running is `idempotency_in_flight`.
+A request's business work and its stored response commit together in one transaction, so a
+stored response always matches what happened, and a request that fails leaves nothing behind for
+its retry to trip over. A retry with the same body gets the stored response; another body is
+`idempotency_conflict`. While the first request runs, it holds a transaction-level advisory lock
+on its key (PostgreSQL), so a concurrent retry is `idempotency_in_flight` at once; the unique
+(caller, key) constraint is the backstop everywhere, SQLite included.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ from core.errors import (
 from core.models import IdempotencyRecord
 from core.problems import PROBLEM_CONTENT_TYPE, problem_exception_handler
 
-STALE_AFTER = timedelta(minutes=2)  # an in-flight claim this old belongs to a request that died
 KEEP_FOR = timedelta(hours=48)
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
@@ -48,27 +49,39 @@ def _key(request) -> str:
     return key
 
 
-def _claim(scope: str, key: str, request_hash: str) -> tuple[IdempotencyRecord, bool]:
+def idempotency_lock_id(scope: str, key: str) -> int:
+    """The advisory lock a request holds on its key while it runs (a signed 64-bit number)."""
+    return int.from_bytes(hashlib.sha256(f"{scope}\n{key}".encode()).digest()[:8], "big", signed=True)
+
+
+def _stored(scope: str, key: str) -> tuple[bool, tuple | None]:
+    """Inside the request's transaction: whether this request may run (it got the key's lock),
+    and the stored first response, if any, as (request_hash, status, body, content_type)."""
+    table = IdempotencyRecord._meta.db_table
+    lock = "pg_try_advisory_xact_lock(%s)" if connection.vendor == "postgresql" else "%s IS NOT NULL"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {lock}, r.request_hash, r.response_status, r.response_body, r.response_content_type"
+            f" FROM (SELECT 1 AS one) AS anchor LEFT JOIN {table} AS r ON r.scope = %s AND r.key = %s",
+            [idempotency_lock_id(scope, key), scope, key],
+        )
+        free, request_hash, status, body, content_type = cursor.fetchone()
+    if request_hash is None:
+        return bool(free), None
+    body = IdempotencyRecord._meta.get_field("response_body").from_db_value(body, None, connection)
+    return bool(free), (request_hash, status, body, content_type)
+
+
+def _store(*, scope: str, key: str, request_hash: str, status: int, body, content_type: str) -> None:
     try:
-        with transaction.atomic():
-            if connection.vendor == "postgresql":
-                # No flush to disk for the claim alone: the request's own commit, durable and later
-                # in the log, makes it durable too; a claim lost in a crash never had effects.
-                with connection.cursor() as cursor:
-                    cursor.execute("SET LOCAL synchronous_commit TO OFF")
-            return IdempotencyRecord.objects.create(scope=scope, key=key, request_hash=request_hash), True
+        IdempotencyRecord.objects.create(
+            scope=scope, key=key, request_hash=request_hash, response_status=status, response_body=body,
+            response_content_type=content_type,
+        )  # fmt: skip
     except IntegrityError:
-        record = IdempotencyRecord.objects.get(scope=scope, key=key)
-    if record.request_hash != request_hash:
-        raise IdempotencyConflict()
-    if record.in_flight:
-        taken_over = IdempotencyRecord.objects.filter(
-            pk=record.pk, in_flight=True, created_at__lt=timezone.now() - STALE_AFTER
-        ).update(created_at=timezone.now())
-        if not taken_over:
-            raise IdempotencyInFlight()
-        return record, True
-    return record, False
+        # Another request with this key committed after this one looked: this one's work must
+        # not stand (the caller's transaction rolls back); a retry gets the stored response.
+        raise IdempotencyInFlight() from None
 
 
 def idempotent(request, *, scope: str, work: Callable[[], tuple[int, dict]]) -> Response:
@@ -77,28 +90,26 @@ def idempotent(request, *, scope: str, work: Callable[[], tuple[int, dict]]) -> 
     request_hash = hashlib.sha256(
         request.method.encode() + b" " + request.get_full_path().encode() + b"\n" + request.body
     ).hexdigest()
-    record, fresh = _claim(scope, key, request_hash)
-    if not fresh:
-        return Response(
-            record.response_body, status=record.response_status, content_type=record.response_content_type or None
-        )
-    try:
-        with transaction.atomic():
-            status, body = work()
-            IdempotencyRecord.objects.filter(pk=record.pk).update(
-                in_flight=False, response_status=status, response_body=body, response_content_type="application/json"
-            )
-    except ServiceError as exc:
-        # A refusal changed nothing; it is the first response, so retries get it too.
-        response = problem_exception_handler(exc, {})
-        IdempotencyRecord.objects.filter(pk=record.pk).update(
-            in_flight=False, response_status=response.status_code, response_body=response.data,
-            response_content_type=PROBLEM_CONTENT_TYPE,
-        )  # fmt: skip
-        return response
-    except BaseException:
-        IdempotencyRecord.objects.filter(pk=record.pk).delete()  # nothing happened: let a retry run
-        raise
+    with transaction.atomic():
+        free, stored = _stored(scope, key)
+        if stored is not None:
+            stored_hash, status, body, content_type = stored
+            if stored_hash != request_hash:
+                raise IdempotencyConflict()
+            return Response(body, status=status, content_type=content_type or None)
+        if not free:
+            raise IdempotencyInFlight()
+        try:
+            with transaction.atomic():
+                status, body = work()
+        except ServiceError as exc:
+            # A refusal changed nothing; it is the first response, so retries get it too.
+            response = problem_exception_handler(exc, {})
+            _store(scope=scope, key=key, request_hash=request_hash, status=response.status_code,
+                   body=response.data, content_type=PROBLEM_CONTENT_TYPE)  # fmt: skip
+            return response
+        _store(scope=scope, key=key, request_hash=request_hash, status=status, body=body,
+               content_type="application/json")  # fmt: skip
     return Response(body, status=status)
 
 

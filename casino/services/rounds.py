@@ -32,6 +32,7 @@ from casino.engine import (
     shuffle,
 )
 from casino.models import Round, RoundStatus, SeedPair, ShoeState, Table
+from casino.selectors import table_get
 from casino.services.callers import Caller
 from casino.services.fairness import seed_pair_take_nonce
 from casino.services.settlement import settlement_enqueue
@@ -129,7 +130,7 @@ def round_place(*, player, table_id: object, main_bet: object, tie_bet: object =
     if not 1 <= table_pk < 2**63:
         raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
     with transaction.atomic():  # nested, a savepoint: a refusal leaves the caller's transaction usable
-        table = Table.objects.filter(pk=table_pk).first()
+        table = table_get(table_pk=table_pk)
         if table is None:
             raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
         if not table.is_open:
@@ -151,11 +152,6 @@ def round_place(*, player, table_id: object, main_bet: object, tie_bet: object =
         protection_check_stake(player=player, amount=main + tie)
 
         round_id = uuid.uuid4()
-        stake_into_play(
-            player=player, amount=main + tie, idempotency_key=f"round:{round_id}:stake", actor=caller.actor,
-            reason="main and tie bets" if tie else "main bet", reference_type="round", reference_id=str(round_id),
-        )  # fmt: skip
-
         if rules.shuffle is ShuffleMode.FRESH:
             shoe_nonce, position = nonce, 0
             cards = FreshShoe(rules.decks, HmacStream(pair.server_seed, pair.client_seed, nonce))
@@ -197,6 +193,11 @@ def round_place(*, player, table_id: object, main_bet: object, tie_bet: object =
         audit_record(
             actor_type=caller.type, actor_id=caller.id, action="round.placed", obj_type="round", obj_id=round_id,
             main_bet=main, tie_bet=tie, nonce=nonce, status=round_.status,
+        )  # fmt: skip
+        # The stake comes last: it locks the wallet, which settlement needs too, until the commit.
+        stake_into_play(
+            player=player, amount=main + tie, idempotency_key=f"round:{round_id}:stake", actor=caller.actor,
+            reason="main and tie bets" if tie else "main bet", reference_type="round", reference_id=str(round_id),
         )  # fmt: skip
         if round_.status == RoundStatus.RESOLVED:
             transaction.on_commit(lambda: settlement_enqueue(round_id))

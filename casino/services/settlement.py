@@ -12,9 +12,10 @@ import time
 import uuid
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
+from accounts.models import Player
 from casino.models import Round, RoundStatus
 from ledger.services import Actor, stakes_settle
 
@@ -52,25 +53,46 @@ def settlement_enqueue(round_id: uuid.UUID) -> None:
         logger.warning("could not queue settlement of round %s; the sweeper will settle it", round_id, exc_info=True)
 
 
-def round_settle(*, round_id: uuid.UUID | str) -> bool:
-    """Pay the round's payout into the wallet through the ledger. True if this call settled it."""
+def round_settle(*, round_id: uuid.UUID | str, skip_locked: bool = False) -> bool:
+    """Pay the round's payout into the wallet through the ledger. True if this call settled it.
+
+    With `skip_locked`, a round another attempt is settling right now is left to it at once
+    (batches running side by side do not queue behind each other, round after round)."""
     from casino.services.webhooks import webhook_create_for_round
 
-    with transaction.atomic():
-        round_ = (
-            Round.objects.select_for_update(of=("self",))
-            .select_related("player__partner", "seed_pair", "table")
-            .filter(pk=round_id)
-            .first()
+    try:
+        round_pk = uuid.UUID(str(round_id))
+    except ValueError:
+        return False
+    with transaction.atomic(), connection.cursor() as cursor:
+        # One statement claims the round: it takes the row lock and marks it settled, so a
+        # concurrent attempt waits here and then finds nothing left to settle. Every round
+        # passes this way, hence plain SQL rather than loading the whole round.
+        skip = skip_locked and connection.features.has_select_for_update_skip_locked
+        target = "(SELECT id FROM casino_round WHERE id = %s FOR UPDATE SKIP LOCKED)" if skip else "%s"
+        cursor.execute(
+            "UPDATE casino_round SET status = %s, settled_at = %s, settle_attempts = settle_attempts + 1"
+            f" WHERE id = {target} AND status = %s"
+            " RETURNING player_id, currency, main_bet + tie_bet + raise_bet, payout, outcome,"
+            " (SELECT partner_id FROM accounts_player WHERE id = casino_round.player_id)",
+            [RoundStatus.SETTLED.value, timezone.now(), round_pk, RoundStatus.RESOLVED.value],
         )
-        if round_ is None or round_.status != RoundStatus.RESOLVED:
+        claimed = cursor.fetchone()
+        if claimed is None:
             return False
-        _pay(round_)
-        round_.status = RoundStatus.SETTLED
-        round_.settled_at = timezone.now()
-        round_.settle_attempts += 1  # the row is locked: no other attempt counts meanwhile
-        round_.save(update_fields=["status", "settled_at", "settle_attempts"])
-        webhook_create_for_round(round_)
+        player_id, currency, staked, payout, outcome, partner_id = claimed
+        # from_db takes the values in the model's field order
+        player = Player.from_db(connection.alias, ("id", "partner_id", "currency"), (player_id, partner_id, currency))
+        stakes_settle(
+            player=player,
+            currency=currency, staked=staked, payout=payout, idempotency_key=f"round:{round_pk}:settle",
+            actor=Actor.system("settlement"), reason=f"{outcome}: payout {payout} of {staked} staked",
+            reference_type="round", reference_id=str(round_pk),
+        )  # fmt: skip
+        if partner_id is not None:
+            webhook_create_for_round(
+                Round.objects.select_related("player__partner", "seed_pair", "table").get(pk=round_pk)
+            )
     return True
 
 
@@ -92,20 +114,10 @@ def rounds_settle_due(*, older_than_s: float = 0, limit: int = 10_000) -> int:
             .order_by("resolved_at")
             .values_list("id", flat=True)[: min(BATCH, limit - settled)]
         )
-        settled += sum(round_settle(round_id=round_id) for round_id in due)
+        settled += sum(round_settle(round_id=round_id, skip_locked=True) for round_id in due)
         if len(due) < BATCH:
             break
     return settled
-
-
-def _pay(round_: Round) -> None:
-    staked = round_.main_bet + round_.tie_bet + round_.raise_bet
-    stakes_settle(
-        player=round_.player, currency=round_.currency, staked=staked, payout=round_.payout,
-        idempotency_key=f"round:{round_.id}:settle", actor=Actor.system("settlement"),
-        reason=f"{round_.outcome}: payout {round_.payout} of {staked} staked",
-        reference_type="round", reference_id=str(round_.id),
-    )  # fmt: skip
 
 
 def rounds_settle_overdue(*, older_than_s: int = SWEEP_AFTER_S, limit: int = 10_000) -> int:

@@ -285,15 +285,38 @@ def test_missing_and_invalid_keys(player_client, table):
 
 
 def test_a_retry_while_the_first_is_in_flight_is_409(player_client, player, table):
-    import hashlib
+    import psycopg
+    from django.db import connection
 
-    from core.models import IdempotencyRecord
+    from casino.api.idempotency import idempotency_lock_id
 
-    body = f'{{"table": "{table.pk}", "main_bet": 1000, "tie_bet": 0}}'.encode()
-    digest = hashlib.sha256(b"POST /api/v1/rounds/\n" + body).hexdigest()
-    IdempotencyRecord.objects.create(scope=f"player:{player.pk}", key="busy", request_hash=digest)
-    response = player_client.post("/api/v1/rounds/", body, content_type="application/json", HTTP_IDEMPOTENCY_KEY="busy")
-    assert_problem(response, 409, "idempotency_in_flight")
+    before = player_wallet_summary(player=player)
+    settings = connection.settings_dict
+    # The first request still running: its transaction holds the key's advisory lock.
+    with psycopg.connect(
+        dbname=settings["NAME"], user=settings["USER"], host=settings["HOST"], port=settings["PORT"] or 5432,
+        password=settings["PASSWORD"] or None, autocommit=True,
+    ) as first:  # fmt: skip
+        first.execute("SELECT pg_advisory_lock(%s)", [idempotency_lock_id(f"player:{player.pk}", "busy")])
+        assert_problem(place(player_client, table, key="busy"), 409, "idempotency_in_flight")
+    assert player_wallet_summary(player=player) == before
+    set_next_round(player, tie=False)
+    assert place(player_client, table, key="busy").status_code == 201  # the retry after it ends runs
+
+
+def test_a_response_stored_meanwhile_wins_over_the_second_run(player_client, player, table, monkeypatch):
+    """The first request commits between the retry's look and its own commit: the retry's work
+    is rolled back (no money moves twice) and it is told to come back for the stored response."""
+    from casino.api import idempotency
+
+    set_next_round(player, tie=False)
+    first = place(player_client, table, key="race")
+    after_first = player_wallet_summary(player=player)
+    monkeypatch.setattr(idempotency, "_stored", lambda scope, key: (True, None))  # it looked too early
+    assert_problem(place(player_client, table, key="race"), 409, "idempotency_in_flight")
+    assert player_wallet_summary(player=player) == after_first
+    monkeypatch.undo()
+    assert place(player_client, table, key="race").json() == first.json()
 
 
 def test_keys_are_scoped_to_the_caller(player_client, player, table, client):
@@ -411,3 +434,15 @@ def test_token_guessing_is_refused_after_ten_failures_even_with_the_right_passwo
         "/api/v1/auth/token/", {"username": "ines", "password": "the-right-passphrase"}, content_type="application/json"
     )
     assert refused.status_code == 429 and refused.json()["code"] == "throttled"
+
+
+def test_placing_a_round_stays_within_its_statement_budget(player_client, player, table, django_assert_max_num_queries):
+    """Every statement of a round costs CPU on the web server under load (docs/BENCHMARKS.md):
+    one for the caller, one for the idempotency key, the table, the nonce, the protection rules,
+    the accounts, the ledger posting, the round, its audit event, the stored response, and the
+    transaction's savepoints."""
+    set_next_round(player, tie=False)
+    assert place(player_client, table, key="warm").status_code == 201  # the accounts exist from here on
+    set_next_round(player, tie=False)
+    with django_assert_max_num_queries(18):
+        assert place(player_client, table, key="counted").status_code == 201

@@ -91,3 +91,32 @@ def test_concurrent_settlement_of_an_unsettled_round_pays_once(eager_celery):
     assert results.count(True) == 1, results
     assert player_wallet_summary(player=player) == {"currency": "EUR", "balance": 9_000, "in_play": 0}
     assert ledger_verify().ok
+
+
+def test_a_batch_leaves_a_round_another_attempt_is_settling_and_settles_the_rest(eager_celery):
+    import psycopg
+
+    from casino.services.settlement import rounds_settle_due
+
+    eager_celery.conf.task_always_eager = False
+    eager_celery.conf.broker_url = "redis://127.0.0.1:1/0"
+    table = TableFactory()
+    player = make_player(balance=10_000, username="batched")
+    placed = []
+    for _ in range(2):
+        set_next_round(player, tie=False, player_wins=True)
+        placed.append(round_place(player=player, table_id=table.pk, main_bet=1000, caller=Caller.player(player)))
+    busy, free = placed
+    settings = connection.settings_dict
+    with psycopg.connect(
+        dbname=settings["NAME"], user=settings["USER"], host=settings["HOST"], port=settings["PORT"] or 5432,
+        password=settings["PASSWORD"] or None,
+    ) as other:  # fmt: skip
+        other.execute("SELECT id FROM casino_round WHERE id = %s FOR UPDATE", [busy.id])  # another attempt
+        assert rounds_settle_due() == 1  # at once: it does not wait for the other attempt
+        other.rollback()
+    assert Round.objects.get(pk=free.id).status == RoundStatus.SETTLED
+    assert Round.objects.get(pk=busy.id).status == RoundStatus.RESOLVED
+    assert rounds_settle_due() == 1
+    assert player_wallet_summary(player=player) == {"currency": "EUR", "balance": 12_000, "in_play": 0}
+    assert ledger_verify().ok

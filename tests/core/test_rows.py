@@ -1,0 +1,56 @@
+"""Model instances from a plain row are the instances the ORM would build."""
+
+import pytest
+from django.db import connection
+from rest_framework.authtoken.models import Token
+
+from accounts.models import Player, User
+from casino.models import Table
+from core.rows import instances_from_row, select_list
+from tests.factories import TableFactory, make_player
+
+pytestmark = pytest.mark.django_db
+
+
+def _fields(instance):
+    return {field.attname: getattr(instance, field.attname) for field in instance._meta.concrete_fields}
+
+
+def _row(sql, params):
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
+
+
+def test_a_joined_row_gives_each_model_as_the_orm_reads_it():
+    player = make_player(balance=0, username="rows")
+    sql = (
+        f"SELECT {select_list(User, 'u')}, {select_list(Player, 'p')} FROM accounts_user u"
+        " LEFT JOIN accounts_player p ON p.user_id = u.id WHERE u.id = %s"
+    )
+    user, read_player = instances_from_row(_row(sql, [player.user_id]), (User, Player))
+    assert _fields(user) == _fields(User.objects.get(pk=player.user_id))
+    assert _fields(read_player) == _fields(Player.objects.get(pk=player.pk))
+    assert not user._state.adding and user._state.db == connection.alias  # saves as an update
+
+
+def test_an_outer_join_that_found_nothing_gives_none():
+    staff = User.objects.create_user(username="no-player", password=None)
+    sql = (
+        f"SELECT {select_list(User, 'u')}, {select_list(Player, 'p')} FROM accounts_user u"
+        " LEFT JOIN accounts_player p ON p.user_id = u.id WHERE u.id = %s"
+    )
+    user, player = instances_from_row(_row(sql, [staff.pk]), (User, Player))
+    assert user.username == "no-player" and player is None
+
+
+def test_json_and_dates_are_converted():
+    table = TableFactory()
+    token = Token.objects.create(user=make_player(balance=0, username="dated").user)
+    (read_table,) = instances_from_row(_row(f"SELECT {select_list(Table, 't')} FROM casino_table t WHERE t.id = %s",
+                                            [table.pk]), (Table,))  # fmt: skip
+    assert _fields(read_table) == _fields(Table.objects.get(pk=table.pk))
+    (read_token,) = instances_from_row(
+        _row(f"SELECT {select_list(Token, 't')} FROM authtoken_token t WHERE t.key = %s", [token.key]), (Token,)
+    )
+    assert read_token.created == Token.objects.get(pk=token.key).created
