@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from django.db import connection
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
@@ -64,18 +66,22 @@ class PartnerSignatureScheme(OpenApiAuthenticationExtension):
         }
 
 
+@functools.cache
+def _token_user_player_sql() -> str:
+    return (
+        f"SELECT {select_list(Token, 't')}, {select_list(User, 'u')}, {select_list(Player, 'p')}"
+        f" FROM {Token._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id"
+        f" LEFT JOIN {Player._meta.db_table} p ON p.user_id = u.id WHERE t.key = %s"
+    )
+
+
 class PlayerTokenAuthentication(TokenAuthentication):
     """`Authorization: Token <key>`: the token, its user and the user's player in one plain
     statement, since every API call of a player starts here."""
 
     def authenticate_credentials(self, key):
-        sql = (
-            f"SELECT {select_list(Token, 't')}, {select_list(User, 'u')}, {select_list(Player, 'p')}"
-            f" FROM {Token._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id"
-            f" LEFT JOIN {Player._meta.db_table} p ON p.user_id = u.id WHERE t.key = %s"
-        )
         with connection.cursor() as cursor:
-            cursor.execute(sql, [key])
+            cursor.execute(_token_user_player_sql(), [key])
             row = cursor.fetchone()
         if row is None:
             raise exceptions.AuthenticationFailed("Invalid token.")
