@@ -67,6 +67,9 @@ def _run_wrk(tokens: list[str], table: str, clients: int, seconds: float) -> dic
         return round(value / 1000 if unit == "us" else value * 1000 if unit == "s" else value, 1)
 
     non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    socket_errors = re.search(r"Socket errors: (.*)", out)
+    if socket_errors:  # connect/read/write/timeout: requests wrk gave up on, not in the rate
+        sys.stderr.write(f"wrk socket errors: {socket_errors.group(1)}\n")
     return {
         "rate": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
         "latency_ms": {"p50": ms("50%"), "p90": ms("90%"), "p99": ms("99%")},
