@@ -19,14 +19,17 @@ def table_list_open():
 
 def table_get(*, table_pk: int) -> Table | None:
     """The table, open or not, in one plain statement: every round placed starts here."""
+    if not 1 <= table_pk < 2**63:
+        return None  # no table has such an id (and PostgreSQL's bigint could not hold it)
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {select_list(Table, 't')} FROM {Table._meta.db_table} t WHERE t.id = %s", [table_pk])
         row = cursor.fetchone()
     return None if row is None else instances_from_row(row, (Table,))[0]
 
 
-def table_get_open(*, table_id) -> Table | None:
-    return Table.objects.filter(pk=table_id, is_open=True).first()
+def table_get_open(*, table_id: int) -> Table | None:
+    table = table_get(table_pk=table_id)
+    return table if table is not None and table.is_open else None
 
 
 def table_house_edge(*, table: Table) -> dict[str, float]:

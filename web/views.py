@@ -15,6 +15,8 @@ from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import translation
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
@@ -36,10 +38,13 @@ from casino.selectors import (
     table_representation,
     war_presets,
 )
+from casino.services.callers import Caller
 from core.errors import InvalidInput, ServiceError, TooManyAttempts
+from ledger.money import parse_money
 from ledger.selectors import account_lines, player_wallet_summary
 from ledger.services import player_accounts_open
-from protection.services import session_start
+from protection.selectors import protection_summary
+from protection.services import exclusion_start, limit_set, reality_check_set, session_start
 from web.forms import SignInForm, SignUpForm
 
 
@@ -61,8 +66,6 @@ def player_required(view):
 
 
 def _safe_next(request, fallback: str) -> str:
-    from django.utils.http import url_has_allowed_host_and_scheme
-
     target = request.POST.get("next") or request.GET.get("next") or ""
     ok = url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure())
     return target if ok and target.startswith("/") else fallback
@@ -135,8 +138,6 @@ def _with_language(response, player):
 @require_POST
 def language_set(request):
     """The language switcher: remembered in a cookie, and on the account of a signed-in player."""
-    from django.utils import translation
-
     language = request.POST.get("language", "")
     response = redirect(_safe_next(request, reverse("web:lobby")))
     if language not in dict(settings.LANGUAGES):
@@ -244,8 +245,6 @@ def war(request):
 
 @player_required
 def protection(request):
-    from protection.selectors import protection_summary
-
     summary = protection_summary(player=request.player)
     return render(request, "web/protection.html", {
         "summary": summary,
@@ -260,11 +259,6 @@ def protection(request):
 @player_required
 def protection_change(request):
     """One form per change: a limit, the reality-check interval, a time-out or a self-exclusion."""
-
-    from casino.services.callers import Caller
-    from ledger.money import parse_money
-    from protection.services import exclusion_start, limit_set, reality_check_set
-
     player, caller, form = request.player, Caller.player(request.player), request.POST
     try:
         if form.get("change") == "limit":

@@ -127,8 +127,6 @@ def round_place(*, player, table_id: object, main_bet: object, tie_bet: object =
         table_pk = int(table_id)
     except (TypeError, ValueError):
         raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id}) from None
-    if not 1 <= table_pk < 2**63:
-        raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
     with transaction.atomic():  # nested, a savepoint: a refusal leaves the caller's transaction usable
         table = table_get(table_pk=table_pk)
         if table is None:
