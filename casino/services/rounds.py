@@ -7,6 +7,7 @@ but the round row has to be kept between the deal and the decision.
 
 from __future__ import annotations
 
+import functools
 import logging
 import uuid
 from datetime import timedelta
@@ -36,6 +37,7 @@ from casino.selectors import table_get
 from casino.services.callers import Caller
 from casino.services.fairness import seed_pair_take_nonce
 from casino.services.settlement import settlement_enqueue
+from core.after_commit import after_commit
 from core.audit import audit_record
 from core.errors import (
     BetOutOfLimits,
@@ -198,7 +200,9 @@ def round_place(*, player, table_id: object, main_bet: object, tie_bet: object =
             reason="main and tie bets" if tie else "main bet", reference_type="round", reference_id=str(round_id),
         )  # fmt: skip
         if round_.status == RoundStatus.RESOLVED:
-            transaction.on_commit(lambda: settlement_enqueue(round_id))
+            after_commit(
+                functools.partial(settlement_enqueue, round_id), what=f"queueing settlement of round {round_id}"
+            )
     return round_
 
 
@@ -242,7 +246,7 @@ def _resolve_decision(round_: Round, action: Action, caller: Caller, *, timed_ou
         decision=action.value, timed_out=timed_out, outcome=round_.outcome,
     )  # fmt: skip
     round_id = round_.id
-    transaction.on_commit(lambda: settlement_enqueue(round_id))
+    after_commit(functools.partial(settlement_enqueue, round_id), what=f"queueing settlement of round {round_id}")
     return round_
 
 

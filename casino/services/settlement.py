@@ -7,6 +7,7 @@ all end in one payout. Side effects (the task itself, webhooks) start only after
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 import uuid
@@ -25,15 +26,18 @@ BATCH = 200
 # Set by a web process that has just resolved a round and asked a worker for a batch; the worker
 # clears it before it looks for due rounds, so a round resolved meanwhile asks again.
 SETTLE_WANTED_KEY = "casino:settlement:wanted"
+BROKER_PAUSE_S = 5
 _broker_retry_at = 0.0  # after a failed publish, skip the broker for a while: the sweeper catches up
 
 
 def settlement_enqueue(round_id: uuid.UUID) -> None:
-    """Ask a worker to settle the round; never fails the caller (the sweeper is the safety net).
+    """Ask a worker to settle the round; never raises (it runs after the commit, and the sweeper
+    is the safety net).
 
     With a broker, one message asks for a batch: while a request for one is pending, further
     rounds ride along (a worker settles every due round it finds), so the broker sees one message
-    per batch rather than one per round."""
+    per batch rather than one per round. After a failed publish the broker is left alone for a
+    few seconds, so an outage costs one failed attempt per process, not one per round."""
     global _broker_retry_at
     from django.core.cache import cache
 
@@ -48,9 +52,10 @@ def settlement_enqueue(round_id: uuid.UUID) -> None:
         if cache.add(SETTLE_WANTED_KEY, 1, timeout=5):
             settle_due_task.delay()
     except Exception:  # the broker is down: placing rounds must keep working
-        _broker_retry_at = time.monotonic() + 5
-        cache.delete(SETTLE_WANTED_KEY)
+        _broker_retry_at = time.monotonic() + BROKER_PAUSE_S
         logger.warning("could not queue settlement of round %s; the sweeper will settle it", round_id, exc_info=True)
+        with contextlib.suppress(Exception):  # the flag expires by itself if Redis cannot hear this either
+            cache.delete(SETTLE_WANTED_KEY)
 
 
 def round_settle(*, round_id: uuid.UUID | str, skip_locked: bool = False) -> bool:

@@ -7,6 +7,7 @@ A retry carries the same event id, so the partner can drop duplicates.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -21,6 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino.models import Round, WebhookAttempt, WebhookDelivery
+from core.after_commit import after_commit
 
 logger = logging.getLogger(__name__)
 LEASE_S = 60  # a delivery being attempted is not picked up again for this long
@@ -47,7 +49,7 @@ def webhook_create_for_round(round_: Round) -> WebhookDelivery | None:
     delivery = WebhookDelivery(partner=partner, round=round_, next_attempt_at=timezone.now())
     delivery.payload = {"id": str(delivery.id), "type": "round.settled", "data": round_representation(round_)}
     delivery.save(force_insert=True)
-    transaction.on_commit(lambda: webhook_enqueue(delivery.id))
+    after_commit(functools.partial(webhook_enqueue, delivery.id), what=f"queueing webhook {delivery.id}")
     return delivery
 
 
