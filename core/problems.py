@@ -1,14 +1,33 @@
-"""Render every API error as `application/problem+json` (RFC 9457)."""
+"""Render every API error as `application/problem+json` (RFC 9457), server errors included.
+
+Refusals (4xx) come from the service's error hierarchy and DRF. A database that cannot be reached
+or dropped the connection (a restart, a terminated backend, a failover) is a `503
+service_unavailable` with `Retry-After`: the request changed nothing that was not rolled back, and
+the same Idempotency-Key may be retried. Anything else unexpected is a `500 server_error`
+(`server_error`, Django's handler500). Every problem carries the request id, which is also in the
+log line of the error (`core/request_id.py`).
+"""
 
 from __future__ import annotations
 
-from django.http import Http404
+import logging
+import sys
+
+from django.db import InterfaceError, OperationalError
+from django.http import Http404, HttpResponseServerError, JsonResponse
+from django.template import TemplateDoesNotExist, loader
 from django.utils.translation import gettext
 from rest_framework import exceptions, status
 from rest_framework.response import Response
-from rest_framework.views import exception_handler
+from rest_framework.views import exception_handler, set_rollback
 
 from core.errors import ServiceError
+from core.request_id import current_request_id
+
+logger = logging.getLogger(__name__)
+# Errors of the connection to the database rather than of the statement: retrying can succeed.
+DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
+RETRY_AFTER_S = "1"
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
@@ -24,7 +43,7 @@ _DRF_CODES = {
 }
 
 
-def problem_response(*, status_code: int, code: str, title: str, detail: str, **extra: object) -> Response:
+def _problem(*, status_code: int, code: str, title: str, detail: str, **extra: object) -> dict:
     body = {
         "type": f"https://casino-war.example/problems/{code}",
         "title": str(title),  # lazily translated texts become the caller's language here
@@ -33,12 +52,40 @@ def problem_response(*, status_code: int, code: str, title: str, detail: str, **
         "code": code,
         **extra,
     }
+    request_id = current_request_id()
+    if request_id is not None:
+        body["request_id"] = request_id
+    return body
+
+
+def problem_response(*, status_code: int, code: str, title: str, detail: str, **extra: object) -> Response:
+    body = _problem(status_code=status_code, code=code, title=title, detail=detail, **extra)
     return Response(body, status=status_code, content_type=PROBLEM_CONTENT_TYPE)
+
+
+def _unavailable_body() -> dict:
+    return _problem(
+        status_code=503, code="service_unavailable", title=gettext("The service is briefly unavailable."),
+        detail=gettext("The database did not answer. Nothing was changed; retry with the same Idempotency-Key."),
+    )  # fmt: skip
+
+
+def _server_error_body() -> dict:
+    return _problem(
+        status_code=500, code="server_error", title=gettext("The server failed to answer this request."),
+        detail=gettext("Quote the request id when you report this."),
+    )  # fmt: skip
 
 
 def problem_exception_handler(exc, context):
     if isinstance(exc, ServiceError):
         return problem_response(status_code=exc.status, code=exc.code, title=exc.title, detail=exc.detail, **exc.extra)
+    if isinstance(exc, DATABASE_UNAVAILABLE):
+        set_rollback()
+        logger.error("database unavailable: %s", exc.__class__.__name__, exc_info=exc)
+        response = Response(_unavailable_body(), status=503, content_type=PROBLEM_CONTENT_TYPE)
+        response["Retry-After"] = RETRY_AFTER_S
+        return response
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     response = exception_handler(exc, context)
@@ -62,3 +109,28 @@ def problem_exception_handler(exc, context):
         if header in response:
             problem[header] = response[header]
     return problem
+
+
+def server_error(request):
+    """Django's handler500, for whatever no view handled (it has been logged with the request id).
+
+    Under /api/ the answer is problem+json; pages get the product's 500 page (`500.html`, with
+    `request_id` in its context), rendered without the request so that it needs no database."""
+    unavailable = isinstance(sys.exc_info()[1], DATABASE_UNAVAILABLE)
+    if request.path.startswith("/api/"):
+        response = JsonResponse(
+            _unavailable_body() if unavailable else _server_error_body(),
+            status=503 if unavailable else 500,
+            content_type=PROBLEM_CONTENT_TYPE,
+        )
+        if unavailable:
+            response["Retry-After"] = RETRY_AFTER_S
+        return response
+    request_id = current_request_id() or getattr(request, "request_id", "")
+    try:
+        template = loader.get_template("500.html")
+    except TemplateDoesNotExist:
+        return HttpResponseServerError(
+            f"<h1>Server Error (500)</h1><p>Request id: {request_id}</p>", content_type="text/html"
+        )
+    return HttpResponseServerError(template.render({"request_id": request_id}))

@@ -51,9 +51,12 @@ def settlement_enqueue(round_id: uuid.UUID) -> None:
     try:
         if cache.add(SETTLE_WANTED_KEY, 1, timeout=5):
             settle_due_task.delay()
-    except Exception:  # the broker is down: placing rounds must keep working
+    except Exception as exc:  # the broker is down: placing rounds must keep working
         _broker_retry_at = time.monotonic() + BROKER_PAUSE_S
-        logger.warning("could not queue settlement of round %s; the sweeper will settle it", round_id, exc_info=True)
+        logger.warning(
+            "could not queue settlement of round %s (%s: %s); broker left alone for %d s; the sweeper settles it",
+            round_id, exc.__class__.__name__, exc, BROKER_PAUSE_S,
+        )  # fmt: skip
         with contextlib.suppress(Exception):  # the flag expires by itself if Redis cannot hear this either
             cache.delete(SETTLE_WANTED_KEY)
 
