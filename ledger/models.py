@@ -119,7 +119,7 @@ class Direction(models.TextChoices):
 
 class Posting(models.Model):
     entry = models.ForeignKey(JournalEntry, on_delete=models.PROTECT, related_name="postings")
-    # Indexed by the (account, entry) index below; a second index on account alone is dead weight.
+    # Indexed by the (account, id) index below; a second index on account alone is dead weight.
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="postings", db_index=False)
     direction = models.CharField(max_length=1, choices=Direction.choices)
     amount = models.BigIntegerField()
@@ -131,7 +131,8 @@ class Posting(models.Model):
             models.CheckConstraint(condition=Q(amount__gt=0), name="posting_amount_positive"),
             models.CheckConstraint(condition=Q(direction__in=["D", "C"]), name="posting_direction_valid"),
         ]
-        indexes = [models.Index(fields=["account", "entry"])]
+        # An account's lines newest first, in the order its balance changed (ledger.selectors.account_lines).
+        indexes = [models.Index(fields=["account", "id"], name="ledger_posting_account_line")]
 
     def __str__(self) -> str:
         return f"{self.get_direction_display()} {self.amount} {self.currency} on account {self.account_id}"
