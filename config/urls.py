@@ -4,12 +4,14 @@ from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from casino import backoffice
-from core.health import healthz
+from core import health
 
 urlpatterns = [
     path("", include("web.urls")),
     path("jsi18n/", JavaScriptCatalog.as_view(packages=["web"]), name="javascript-catalog"),
-    path("healthz", healthz, name="healthz"),
+    path("healthz", health.ready, name="healthz"),  # readiness, as the image's health check expects
+    path("healthz/ready", health.ready, name="healthz-ready"),
+    path("healthz/live", health.live, name="healthz-live"),
     path("admin/reports/", backoffice.reports_index, name="reports"),
     path("admin/reports/ggr/", backoffice.ggr, name="reports-ggr"),
     path("admin/reports/rtp/", backoffice.rtp, name="reports-rtp"),
