@@ -16,6 +16,7 @@ def settle_round_task(round_id: str) -> bool:
 
 @shared_task(name="casino.settle_due", acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=5)
 def settle_due_task() -> int:
+    rounds_decide_timed_out()  # overdue decisions do not wait for beat (cheap: an indexed read)
     return rounds_settle_due()
 
 

@@ -36,7 +36,7 @@ from casino.selectors import (
 from casino.services.callers import Caller
 from casino.services.fairness import seed_pair_active, seed_pair_rotate
 from casino.services.matches import match_decide, match_replay, match_start
-from casino.services.rounds import round_decide, round_place
+from casino.services.rounds import round_decide, round_place, rounds_decide_overdue_for_player
 from core.errors import InvalidInput, NotFound, ServiceError
 from core.times import rfc3339
 from ledger.selectors import account_lines, player_wallet_summary
@@ -218,8 +218,10 @@ class WalletTransactionsView(PlayerScoped):
 class RoundListView(PlayerScoped):
     @extend_schema(responses={200: s.RoundSerializer(many=True), **problems(401, 403, 404)})
     def get(self, request, **kwargs):
+        player = self.get_player()
+        rounds_decide_overdue_for_player(player=player)
         paginator = Paginator()
-        page = paginator.paginate_queryset(round_list_for_player(player=self.get_player()), request, view=self)
+        page = paginator.paginate_queryset(round_list_for_player(player=player), request, view=self)
         return paginator.get_paginated_response([round_representation(r) for r in page])
 
     @extend_schema(
@@ -246,7 +248,9 @@ class RoundListView(PlayerScoped):
 class RoundDetailView(PlayerScoped):
     @extend_schema(responses={200: s.RoundSerializer, **problems(401, 403, 404)})
     def get(self, request, round_id, **kwargs):
-        round_ = round_get_for_player(player=self.get_player(), round_id=round_id)
+        player = self.get_player()
+        rounds_decide_overdue_for_player(player=player)
+        round_ = round_get_for_player(player=player, round_id=round_id)
         if round_ is None:
             raise NotFound(gettext("no such round"))
         return Response(round_representation(round_))
@@ -262,6 +266,7 @@ class RoundDecisionView(PlayerScoped):
     def post(self, request, round_id, **kwargs):
         player = self.get_player()
         caller = self.get_caller(player)
+        rounds_decide_overdue_for_player(player=player)  # a decision after the deadline comes too late
 
         def work():
             round_ = round_decide(player=player, round_id=round_id, action=_body(request).get("action"), caller=caller)

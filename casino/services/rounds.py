@@ -283,15 +283,36 @@ def _uuid_or_404(value: object) -> uuid.UUID:
 
 def rounds_decide_timed_out(*, limit: int = 500) -> int:
     """Take the table's house rule for every round whose decision is overdue (go to war, or
-    surrender when the wallet cannot cover the raise), logged as taken by the system."""
-    caller = Caller.system("decision_timeout")
+    surrender when the wallet cannot cover the raise), logged as taken by the system. Run by
+    beat, and by the worker whenever it settles (so a beat that is down delays nothing)."""
     due = list(
         Round.objects.filter(status=RoundStatus.AWAITING_DECISION, decision_deadline__lte=timezone.now())
         .order_by("decision_deadline")
         .values_list("id", flat=True)[:limit]
     )
+    decided = _rounds_take_house_rule(due)
+    if decided:
+        logger.info("took the house rule for %d overdue decisions", decided)
+    return decided
+
+
+def rounds_decide_overdue_for_player(*, player) -> int:
+    """Take the house rule for the player's rounds past their decision deadline, before anyone
+    (the player, their partner) reads or acts on them: a round is decided on time even when no
+    job runs. One indexed read when nothing is overdue. Commits on its own: call it outside the
+    caller's transaction (a refusal that follows must not undo the house's decision)."""
+    due = list(
+        Round.objects.filter(
+            player=player, status=RoundStatus.AWAITING_DECISION, decision_deadline__lte=timezone.now()
+        ).values_list("id", flat=True)
+    )
+    return _rounds_take_house_rule(due) if due else 0
+
+
+def _rounds_take_house_rule(round_ids) -> int:
+    caller = Caller.system("decision_timeout")
     decided = 0
-    for round_id in due:
+    for round_id in round_ids:
         with transaction.atomic():
             round_ = (
                 Round.objects.select_for_update(skip_locked=True, of=("self",))
@@ -308,6 +329,4 @@ def rounds_decide_timed_out(*, limit: int = 500) -> int:
             except InsufficientFunds:
                 _resolve_decision(round_, Action.SURRENDER, caller, timed_out=True)
             decided += 1
-    if decided:
-        logger.info("took the house rule for %d overdue decisions", decided)
     return decided

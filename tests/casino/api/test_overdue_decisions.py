@@ -1,0 +1,68 @@
+"""A round past its decision deadline is decided when anyone next reads or acts on it, not only by
+beat (issue #16 item 6)."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from casino.models import Round, RoundStatus
+from casino.services.rounds import rounds_decide_overdue_for_player
+from casino.tasks import settle_due_task
+from tests.casino.helpers import set_next_round
+
+pytestmark = pytest.mark.django_db
+
+
+def place_tie(client, player, table, key):
+    set_next_round(player, tie=True)
+    response = client.post(
+        "/api/v1/rounds/", {"table": str(table.pk), "main_bet": 1000}, content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY=key,
+    )  # fmt: skip
+    assert response.json()["status"] == "awaiting_decision"
+    return response.json()["id"]
+
+
+def overdue(round_id):
+    Round.objects.filter(pk=round_id).update(decision_deadline=timezone.now() - timedelta(seconds=1))
+
+
+def test_reading_a_round_past_its_deadline_takes_the_house_rule_first(player_client, player, table):
+    round_id = place_tie(player_client, player, table, "k1")
+    assert player_client.get(f"/api/v1/rounds/{round_id}/").json()["status"] == "awaiting_decision"  # not due yet
+    overdue(round_id)
+    body = player_client.get(f"/api/v1/rounds/{round_id}/").json()
+    assert body["status"] in ("resolved", "settled") and body["decision"] == "war"  # the table's house rule
+    stored = Round.objects.get(pk=round_id)
+    assert stored.decision_timed_out and stored.decided_by_type == "system"
+
+
+def test_listing_rounds_decides_overdue_ones(player_client, player, table):
+    round_id = place_tie(player_client, player, table, "k1")
+    overdue(round_id)
+    listed = player_client.get("/api/v1/rounds/").json()["results"]
+    assert listed[0]["id"] == round_id and listed[0]["status"] != "awaiting_decision"
+
+
+def test_a_decision_after_the_deadline_comes_too_late(player_client, player, table):
+    round_id = place_tie(player_client, player, table, "k1")
+    overdue(round_id)
+    response = player_client.post(
+        f"/api/v1/rounds/{round_id}/decision/", {"action": "surrender"}, content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY="late",
+    )  # fmt: skip
+    assert response.status_code == 409 and response.json()["code"] == "round_not_awaiting_decision"
+    assert Round.objects.get(pk=round_id).decision == "war"  # the house's decision stands
+
+
+def test_nothing_overdue_costs_one_read(player, table, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        assert rounds_decide_overdue_for_player(player=player) == 0
+
+
+def test_the_settling_worker_also_takes_overdue_decisions(player_client, player, table):
+    round_id = place_tie(player_client, player, table, "k1")
+    overdue(round_id)
+    settle_due_task.apply()
+    assert Round.objects.get(pk=round_id).status == RoundStatus.SETTLED
