@@ -118,8 +118,12 @@ def protection_check_stake(*, player, amount: int) -> None:
 
 
 def protection_check_deposit(*, player, amount: int) -> None:
-    """Inside the transaction that brings `amount` into the wallet (with the player's row locked)."""
-    player.__class__.objects.select_for_update().filter(pk=player.pk).first()
+    """Inside the transaction that brings `amount` into the wallet (with the player's row locked).
+
+    FOR NO KEY UPDATE serialises deposits of one player without blocking the foreign-key checks
+    (FOR KEY SHARE) of rows that point at the player: with FOR UPDATE, a round committing while
+    its stake held the wallet deadlocked with a deposit that held the player row."""
+    player.__class__.objects.select_for_update(no_key=True).filter(pk=player.pk).first()
     _check_guards(player=player, kinds=(LimitKind.DEPOSIT,), amount=amount)
 
 
