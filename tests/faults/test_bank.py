@@ -1,0 +1,259 @@
+"""Jepsen's bank test, in spirit: the whole service under load while its parts fail.
+
+Gunicorn, a Celery worker and beat run as in production, on a Redis server of the test's own (so
+it can be stopped) and the test's PostgreSQL database. Players place rounds and decide, a partner
+moves money in and out, every request retried under its Idempotency-Key until it gets an answer.
+Meanwhile the worker is SIGKILLed, Redis is stopped (three times, 10 s each: killed, frozen,
+killed), a gunicorn worker is killed and the app's PostgreSQL backends are terminated. Then, once
+everything has healed: no 5xx outside the instant a process died, every acknowledged round exists
+once and is settled once, every key moved money once, the money adds up to the cent, no wallet
+went below zero, `ledger_verify` is clean and wallet lines chain. It prints how long each fault
+took to heal (docs/RELIABILITY.md keeps the figures).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+import psycopg
+import pytest
+from django.db import connection
+from django.db.models import Sum
+from rest_framework.authtoken.models import Token
+
+from accounts.models import Transfer
+from accounts.partners import partner_player_upsert, partner_transfer
+from accounts.services import partner_create
+from casino.models import Round, RoundStatus
+from ledger.models import Account, AccountKind, JournalEntry, Posting
+from ledger.services import Actor, wallet_deposit
+from ledger.verification import ledger_verify
+from tests.factories import TableFactory, make_player
+from tests.faults.clients import Api, Ledger, play, transfer
+from tests.faults.cluster import APP_NAME, Cluster
+
+pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
+
+PLAYERS = 4
+PARTNER_PLAYERS = 2
+FUNDING = 200_000
+REDIS_DOWN_S = 10
+DEATH_WINDOW_S = 3  # answers this close after a process was killed may be 5xx (its requests died with it)
+HEAL_WITHIN_S = 60
+
+
+@dataclass
+class Heal:
+    fault: str
+    seconds: float
+    note: str = ""
+
+
+@pytest.fixture
+def cluster():
+    running = Cluster.create()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def wait_for(condition, *, within: float, what: str, every: float = 0.2):
+    deadline = time.monotonic() + within
+    while True:
+        result = condition()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {within} s")
+        time.sleep(every)
+
+
+def terminate_app_backends() -> int:
+    db = connection.settings_dict
+    with psycopg.connect(host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"], dbname=db["NAME"],
+                         autocommit=True) as admin:  # fmt: skip
+        return admin.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE application_name = %s AND datname = current_database()",
+            [APP_NAME],
+        ).fetchone()[0]
+
+
+def test_money_holds_while_the_parts_of_the_service_fail(cluster, capsys):
+    table = TableFactory(
+        name="Faults EUR", min_bet=100, max_bet=10_000, bet_step=100, max_tie_bet=0, decision_timeout_s=3
+    )
+    ledger = Ledger()
+    players = [make_player(username=f"bank-{i}") for i in range(PLAYERS + 1)]  # the last one probes
+    for player in players:
+        wallet_deposit(
+            player=player, amount=FUNDING, idempotency_key=f"bank-funding:{player.pk}", actor=Actor.system("t")
+        )
+    partner, secret = partner_create(name="Bank Casino")
+    partner_players = [
+        partner_player_upsert(partner=partner, external_id=f"bank-p{i}", currency="EUR")[0]
+        for i in range(PARTNER_PLAYERS)
+    ]
+    for player in partner_players:
+        partner_transfer(partner=partner, player=player, direction="in", amount=FUNDING, reference="opening")
+    tokens = [Token.objects.get_or_create(user=p.user)[0].key for p in players]
+    connection.close()  # the test's own connection is idle from here on
+
+    cluster.start()
+    wait_for(lambda: cluster.log_tail("worker").count("ready."), within=90, what="the Celery worker started")
+    probe_api = Api(cluster.base_url, ledger, token=tokens[-1])
+    wait_for(lambda: probe_api.once("GET", "/healthz/ready").status == 200, within=60, what="gunicorn answered")
+
+    stop = threading.Event()
+    partner_api = Api(cluster.base_url, ledger, partner=(partner.key_id, secret))
+    threads = [
+        threading.Thread(target=play, args=(Api(cluster.base_url, ledger, token=tokens[i]), ledger),
+                         kwargs={"prefix": "/api/v1", "table_id": table.pk, "stop": stop, "seed": i})
+        for i in range(PLAYERS)
+    ] + [
+        threading.Thread(target=play, args=(partner_api, ledger),
+                         kwargs={"prefix": f"/api/v1/partner/players/bank-p{i}", "table_id": table.pk, "stop": stop,
+                                 "seed": 100 + i})
+        for i in range(PARTNER_PLAYERS)
+    ] + [
+        threading.Thread(target=transfer, args=(partner_api, ledger),
+                         kwargs={"external_id": f"bank-p{i}", "stop": stop, "seed": 200 + i})
+        for i in range(PARTNER_PLAYERS)
+    ]  # fmt: skip
+    for thread in threads:
+        thread.start()
+
+    def probe_settled(since: float) -> float:
+        """Place a round and wait until it is settled: the whole path works again."""
+        placed = probe_api.definitive("POST", "/api/v1/rounds/", {"table": str(table.pk), "main_bet": 100},
+                                      key=f"probe-{time.monotonic_ns()}")  # fmt: skip
+        assert placed.status == 201, placed
+        with ledger.lock:
+            ledger.rounds[placed.body["id"]] = placed.body
+        if placed.body["status"] == "awaiting_decision":
+            probe_api.definitive("POST", f"/api/v1/rounds/{placed.body['id']}/decision/", {"action": "surrender"},
+                                 key=f"probe-decide-{time.monotonic_ns()}")  # fmt: skip
+        wait_for(
+            lambda: probe_api.once("GET", f"/api/v1/rounds/{placed.body['id']}/").body.get("status") == "settled",
+            within=HEAL_WITHIN_S, what="a round placed after the fault settled",
+        )  # fmt: skip
+        return time.monotonic() - since
+
+    heals: list[Heal] = []
+    deaths: list[float] = []  # when a process that served requests was killed
+    outages: list[tuple[float, float]] = []
+    degraded_answers = []
+    try:
+        time.sleep(5)
+
+        killed = cluster.kill("worker")
+        heals.append(Heal("Celery worker SIGKILLed (restarted after 1 s)", probe_settled(killed)))
+
+        for number, how in enumerate(("killed", "frozen (SIGSTOP)", "killed"), start=1):
+            time.sleep(3)
+            began = time.monotonic()
+            cluster.redis.freeze() if how.startswith("frozen") else cluster.redis.stop()
+            time.sleep(REDIS_DOWN_S / 2)
+            degraded_answers.append(probe_api.once("GET", "/healthz/ready"))
+            time.sleep(REDIS_DOWN_S / 2)
+            cluster.redis.thaw() if how.startswith("frozen") else cluster.redis.start()
+            back = time.monotonic()
+            outages.append((began, back))
+            heals.append(Heal(f"Redis {how} for {REDIS_DOWN_S} s (outage {number})", probe_settled(back)))
+
+        time.sleep(3)
+        victim = cluster.web_workers()[0]
+        killed = time.monotonic()
+        deaths.append(killed)
+        os.kill(victim, signal.SIGKILL)
+        wait_for(lambda: len(cluster.web_workers()) == 2 and victim not in cluster.web_workers(), within=HEAL_WITHIN_S,
+                 what="gunicorn replaced its worker")  # fmt: skip
+        heals.append(Heal("a gunicorn worker SIGKILLed", probe_settled(killed)))
+
+        time.sleep(3)
+        deaths.append(time.monotonic())
+        terminated_at = time.monotonic()
+        terminated = terminate_app_backends()
+        heals.append(
+            Heal("the app's PostgreSQL backends terminated", probe_settled(terminated_at), f"{terminated} backends")
+        )
+        time.sleep(3)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=180)
+
+    # Recovery: every round decided (by a player or the house rule) and settled.
+    stopped = time.monotonic()
+    wait_for(lambda: not Round.objects.exclude(status=RoundStatus.SETTLED).exists(), within=HEAL_WITHIN_S,
+             what="every round settled")  # fmt: skip
+    heals.append(Heal("backlog: every round decided and settled after the load stopped", time.monotonic() - stopped))
+    cluster.stop()
+    connection.close()
+
+    # No 5xx outside the instant a process died; every 5xx is problem+json with a request id.
+    server_errors = [a for a in ledger.answers if a.status is not None and a.status >= 500]
+    for answer in server_errors:
+        assert isinstance(answer.body, dict) and answer.body.get("request_id") == answer.request_id, answer
+        assert any(death - 1 <= answer.at <= death + DEATH_WINDOW_S for death in deaths), answer
+    during_outages = [a for a in ledger.answers if any(began <= a.at <= back for began, back in outages)]
+    assert during_outages and all(a.status is not None and a.status < 500 for a in during_outages)
+    placed_during_outages = sum(1 for a in during_outages if a.path.endswith("/rounds/") and a.status == 201)
+    assert placed_during_outages > 0
+    assert all(a.status == 200 and a.body["status"] == "degraded" for a in degraded_answers), degraded_answers
+
+    # Every acknowledged round exists once and was staked and settled once; nothing else was placed.
+    rounds = {str(r.id): r for r in Round.objects.all()}
+    assert set(rounds) == set(ledger.rounds)
+    stakes = JournalEntry.objects.filter(idempotency_key__regex=r"^round:.*:stake$").count()
+    settlements = JournalEntry.objects.filter(idempotency_key__regex=r"^round:.*:settle$").count()
+    assert stakes == settlements == len(rounds)
+
+    # Every transfer key moved money once (the reference is the key); some keys were sent many times.
+    transfers = list(Transfer.objects.exclude(reference="opening"))
+    assert Counter(t.reference for t in transfers) == Counter(list(ledger.transfers))
+    assert {str(t.id) for t in transfers} == {acknowledged["id"] for acknowledged in ledger.transfers.values()}
+    retried_keys = sum(1 for count in Counter(a.key for a in ledger.answers if a.key).values() if count > 1)
+
+    # The money adds up to the cent, and no wallet ever went below zero.
+    net_of_rounds = sum(r.payout - r.main_bet - r.tie_bet - r.raise_bet for r in rounds.values())
+    moved_in = sum(t.amount for t in transfers if t.direction == "in")
+    moved_out = sum(t.amount for t in transfers if t.direction == "out")
+    player_kinds = (AccountKind.PLAYER_WALLET, AccountKind.PLAYER_IN_PLAY)
+    held_by_players = Account.objects.filter(kind__in=player_kinds).aggregate(total=Sum("balance"))["total"]
+    funded = FUNDING * (len(players) + len(partner_players))
+    assert held_by_players == funded + moved_in - moved_out + net_of_rounds
+    assert Account.objects.filter(kind=AccountKind.PLAYER_IN_PLAY).exclude(balance=0).count() == 0
+    assert Account.objects.filter(kind=AccountKind.HOUSE).aggregate(total=Sum("balance"))["total"] == -net_of_rounds
+    assert not Posting.objects.filter(account__kind__in=player_kinds, balance_after__lt=0).exists()
+    verification = ledger_verify()
+    assert verification.ok, verification.summary
+
+    # Wallet lines chain, as the API lists them.
+    for player in players + partner_players:
+        lines = [
+            (line.signed_amount, line.balance_after)
+            for line in Posting.objects.filter(
+                account__player=player, account__kind=AccountKind.PLAYER_WALLET
+            ).order_by("-id")
+        ]
+        for (amount, after), (_, older_after) in itertools.pairwise(lines):
+            assert after - amount == older_after
+
+    # The worker rode out every Redis outage: it exited only when the test killed it.
+    unexpected = [e for e in cluster.exits if not e.expected]
+    assert not unexpected, "\n\n".join(f"{e.name} exited {e.returncode}:\n{e.log_tail}" for e in unexpected)
+
+    with capsys.disabled():
+        print(f"\n\nfault suite: {len(rounds)} rounds, {len(transfers)} transfers, {len(ledger.answers)} requests "
+              f"({sum(a.status is None for a in ledger.answers)} without an answer, {len(server_errors)} 5xx while a "
+              f"process died, {retried_keys} keys retried, {placed_during_outages} rounds placed while Redis was down)")  # fmt: skip
+        for heal in heals:
+            print(f"  {heal.seconds:6.1f} s  {heal.fault}{f' ({heal.note})' if heal.note else ''}")
