@@ -36,7 +36,7 @@ logger = logging.getLogger(__name__)
 # A cache call takes well under a millisecond; anything near these bounds means Redis is gone.
 SOCKET_CONNECT_TIMEOUT_S = 0.5
 SOCKET_TIMEOUT_S = 0.5
-CIRCUIT_OPEN_S = 5.0
+CIRCUIT_OPEN_S = 3.0
 UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
 
 

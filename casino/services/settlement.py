@@ -26,7 +26,7 @@ BATCH = 200
 # Set by a web process that has just resolved a round and asked a worker for a batch; the worker
 # clears it before it looks for due rounds, so a round resolved meanwhile asks again.
 SETTLE_WANTED_KEY = "casino:settlement:wanted"
-BROKER_PAUSE_S = 5
+BROKER_PAUSE_S = 3
 _broker_retry_at = 0.0  # after a failed publish, skip the broker for a while: the sweeper catches up
 
 

@@ -23,6 +23,9 @@ from tests.redis_server import RedisServer, free_port
 ROOT = Path(__file__).resolve().parents[2]
 APP_NAME = "cw-fault-app"  # PostgreSQL application_name of the app's connections (and only theirs)
 RESTART_AFTER_S = 1.0
+# As every way the service runs starts its workers (docker/compose.yaml, bin/serve,
+# docs/RELIABILITY.md); never --without-heartbeat (config/settings.py says why).
+WORKER_FLAGS = ("--without-gossip", "--without-mingle")
 
 
 @dataclass
@@ -89,7 +92,7 @@ class Cluster:
         self._add("web", [python, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{self.port}",
                           "--workers", "2", "--threads", "4", "--timeout", "30", "--graceful-timeout", "5"])  # fmt: skip
         self._add("worker", [python, "-m", "celery", "-A", "config", "worker", "--concurrency", "2",
-                             "--loglevel", "INFO"])  # fmt: skip
+                             *WORKER_FLAGS, "--loglevel", "INFO"])  # fmt: skip
         self._add("beat", [python, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO",
                            "--schedule", str(self.directory / "beat-schedule")])  # fmt: skip
         for service in self._services.values():
