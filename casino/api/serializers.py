@@ -13,6 +13,7 @@ class ProblemSerializer(serializers.Serializer):
     status = serializers.IntegerField()
     detail = serializers.CharField()
     code = serializers.CharField(help_text="Machine code, e.g. insufficient_funds; never changes.")
+    request_id = serializers.CharField(help_text="The response's X-Request-ID, also in the server's log lines.")
 
 
 class TableRulesSerializer(serializers.Serializer):
