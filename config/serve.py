@@ -92,7 +92,7 @@ class Child:
     def stop(self, deadline: float) -> None:
         if self.process is not None:
             if self.process.poll() is None:
-                self.signal_session(signal.SIGTERM)
+                self.process.terminate()  # a Celery worker then stops its pool itself (warm shutdown)
             try:
                 self.process.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
