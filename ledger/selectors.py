@@ -27,7 +27,7 @@ def account_lines(*, account: Account):
     """The account's postings, newest first, each with its entry and `balance_after`, in the order
     the balance changed: each line's `balance_after - amount` is the next older line's
     `balance_after`. That order is the postings' ids, not the entries': a posting takes its id
-    after its entry has locked the account row (both posting paths write postings last), while an
+    after its entry has locked the account row (`ledger_post_entry` writes postings last), while an
     entry takes its id before, so entries waiting on the same wallet get ids in another order.
     The API, the web wallet, the admin's account pages and exports all read lines here."""
     return Posting.objects.filter(account=account).select_related("entry").order_by("-id")

@@ -1,5 +1,5 @@
-"""Wallet lines come in the order the balance changed (issue #16 item 4), on real PostgreSQL, on
-both posting paths: each line's `balance_after - amount` is the next older line's `balance_after`."""
+"""Wallet lines come in the order the balance changed (issue #16 item 4), on real PostgreSQL: each
+line's `balance_after - amount` is the next older line's `balance_after`."""
 
 import itertools
 import threading
@@ -14,7 +14,6 @@ from rest_framework.authtoken.models import Token
 from accounts.partners import partner_player_upsert, partner_transfer
 from accounts.services import partner_create
 from core.errors import InsufficientFunds
-from ledger import services
 from ledger.models import EntryKind
 from ledger.selectors import account_lines
 from ledger.services import (
@@ -30,12 +29,6 @@ from ledger.verification import ledger_verify
 from tests.factories import make_player
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
-
-
-@pytest.fixture(params=["database", "python"])
-def posting_backend(request, monkeypatch):
-    monkeypatch.setattr(services, "POSTING_BACKEND", request.param)
-    return request.param
 
 
 def assert_chained(lines: list[dict]) -> None:
@@ -58,7 +51,7 @@ def other_connection():
     )
 
 
-def test_an_entry_that_waited_for_the_wallet_is_listed_after_one_that_overtook_it(posting_backend):
+def test_an_entry_that_waited_for_the_wallet_is_listed_after_one_that_overtook_it():
     """Deterministic: entry X takes its id, then waits on a row another transaction holds; entry Y
     (a later id) overtakes it on the wallet. The wallet changed by Y first, so Y is the older line."""
     outside = outside_account(currency="EUR")  # made before the wallet: locked before it
