@@ -71,7 +71,7 @@ def test_a_database_error_in_an_api_view_is_a_503_problem_with_retry_after(toler
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_terminated_postgresql_backend_is_a_problem_not_an_html_page(tolerant_client, postgres_only, player_client):
+def test_a_terminated_postgresql_backend_is_a_problem_not_an_html_page(tolerant_client, player_client):
     """The connection the next request will use is terminated by PostgreSQL (a restart, a
     failover, an operator's pg_terminate_backend)."""
     connection.ensure_connection()

@@ -38,7 +38,7 @@ from tests.factories import TableFactory, make_player
 from tests.faults.clients import Api, Ledger, play, transfer
 from tests.faults.cluster import APP_NAME, Cluster
 
-pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
+pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
 
 PLAYERS = 4
 PARTNER_PLAYERS = 2

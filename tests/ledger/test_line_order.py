@@ -28,7 +28,7 @@ from ledger.services import (
 from ledger.verification import ledger_verify
 from tests.factories import make_player
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
+pytestmark = [pytest.mark.django_db(transaction=True)]
 
 
 def assert_chained(lines: list[dict]) -> None:

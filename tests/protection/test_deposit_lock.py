@@ -11,7 +11,7 @@ from django.db import connection, transaction
 from protection.services import protection_check_deposit
 from tests.factories import make_player
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
+pytestmark = [pytest.mark.django_db(transaction=True)]
 
 
 def test_a_deposit_in_progress_leaves_foreign_key_checks_on_the_player_free():
