@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.db import transaction
 from django.utils.translation import gettext, gettext_lazy
@@ -152,8 +153,6 @@ MATCHES_KEPT_DAYS = 30
 
 def matches_purge(*, older_than_days: int = MATCHES_KEPT_DAYS) -> int:
     """War matches are games for fun (no money moves): forget them after a month."""
-    from datetime import timedelta
-
     cutoff = clock.now() - timedelta(days=older_than_days)
     deleted, _ = Match.objects.filter(created_at__lt=cutoff).delete()
     return deleted

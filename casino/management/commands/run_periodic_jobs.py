@@ -5,11 +5,11 @@ from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
 from accounts.partners import partner_nonces_purge
-from casino.api.idempotency import idempotency_records_purge
 from casino.services.matches import matches_purge
 from casino.services.rounds import rounds_decide_timed_out
 from casino.services.settlement import rounds_settle_overdue
 from casino.services.webhooks import webhooks_deliver_due
+from core.idempotency import idempotency_records_purge
 from ledger.services import ledger_seal
 
 logger = logging.getLogger(__name__)
