@@ -124,3 +124,64 @@ def test_the_api_serves_what_its_schema_says(case, callers):
     else:
         headers = {"Authorization": f"Token {callers['token']}"}
     case.call_and_validate(headers=headers)
+
+
+@pytest.fixture
+def served(client):
+    return client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+
+
+def operations(served):
+    for path, item in served["paths"].items():
+        for method, operation in item.items():
+            yield path, method, operation
+
+
+def test_the_api_takes_json_only_and_answers_problems_as_problem_json(served):
+    for path, method, operation in operations(served):
+        if "requestBody" in operation:
+            assert set(operation["requestBody"]["content"]) == {"application/json"}, (method, path)
+            assert "415" in operation["responses"], (method, path)
+        for status, response in operation["responses"].items():
+            if status.startswith(("4", "5")):
+                assert set(response["content"]) == {"application/problem+json"}, (method, path, status)
+
+
+@pytest.mark.parametrize(("path", "page"), [("/api/v1/rounds/", "RoundPage"), ("/api/v1/wallet/transactions/", "WalletLinePage")])
+def test_lists_are_documented_as_the_pages_they_are(served, path, page):
+    operation = served["paths"][path]["get"]
+    assert operation["responses"]["200"]["content"]["application/json"]["schema"] == {"$ref": f"#/components/schemas/{page}"}
+    shape = served["components"]["schemas"][page]
+    assert set(shape["properties"]) == {"count", "next", "previous", "results"} == set(shape["required"])
+    assert shape["properties"]["next"] == {"type": "string", "format": "uri", "nullable": True, "description": "The next page, if any."}
+    limit, offset = (next(p for p in operation["parameters"] if p["name"] == name) for name in ("limit", "offset"))
+    assert limit["schema"] == {"type": "integer", "minimum": 1, "maximum": 500} and offset["in"] == "query"
+
+
+def test_idempotency_keys_usernames_and_the_token_scheme_are_documented(served):
+    key = next(p for p in served["paths"]["/api/v1/rounds/"]["post"]["parameters"] if p["name"] == "Idempotency-Key")
+    assert key["in"] == "header" and key["required"] and key["schema"]["maxLength"] == 255
+    username = served["components"]["schemas"]["SignupRequest"]["properties"]["username"]
+    assert username["minLength"] == 3 and username["maxLength"] == 150 and "reads like one taken" in username["description"]
+    token = served["components"]["securitySchemes"]["tokenAuth"]
+    assert token["type"] == "apiKey" and token["in"] == "header" and token["name"] == "Authorization"
+    assert "Token <token>" in token["description"]
+
+
+def test_nullable_fields_carry_their_type_for_strict_openapi_3_0(served):
+    def walk(node, where):
+        if isinstance(node, dict):
+            if node.get("nullable"):
+                assert "type" in node, where  # OpenAPI 3.0.3: nullable means nothing without a type
+                if "enum" in node:
+                    assert None in node["enum"], where
+            for key, value in node.items():
+                walk(value, f"{where}.{key}")
+        elif isinstance(node, list):
+            for n, value in enumerate(node):
+                walk(value, f"{where}[{n}]")
+
+    walk(served, "schema")
+    assert "NullEnum" not in served["components"]["schemas"]
+    war = served["components"]["schemas"]["Round"]["properties"]["war"]
+    assert war["type"] == "object" and war["nullable"] and set(war["properties"]) == {"player_card", "dealer_card"}
