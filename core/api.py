@@ -3,7 +3,8 @@ per request that both validates it and documents it, problem responses, and page
 
 Views validate with `validated(Shape, request.data)`, call one service and serialize. A field
 error whose code names a contract error (`invalid_amount`, `unknown_table`...) becomes that
-error; any other is `invalid_input`. The web pages validate their forms with the same shapes.
+error; any other is `invalid_input`. A web page that changes the same things (the protection
+forms) validates with the same shapes.
 """
 
 from __future__ import annotations

@@ -42,12 +42,16 @@ def worker(eager_celery):
     )  # fmt: skip
     eager_celery.conf.task_always_eager = False
     eager_celery.conf.broker_url = settings.REDIS_URL
+    # The app keeps the connection pools of the broker it first published to: an earlier test's
+    # dead broker (tests/casino/services) would take this test's messages.
+    eager_celery._pool = eager_celery.amqp._producer_pool = None
     previous_queue = eager_celery.conf.task_default_queue
     eager_celery.conf.task_default_queue = queue
     try:
         yield process
     finally:
         eager_celery.conf.task_default_queue = previous_queue
+        eager_celery._pool = eager_celery.amqp._producer_pool = None
         process.terminate()
         try:
             output, _ = process.communicate(timeout=15)
