@@ -125,11 +125,10 @@ def _has_control_characters(text: str) -> bool:
 
 def _lock_name(skeleton: str) -> None:
     """Inside the sign-up's transaction: one sign-up per skeleton at a time, so two people cannot
-    take look-alike names at once (SQLite runs one writer at a time anyway)."""
-    if connection.vendor == "postgresql":
-        key = int.from_bytes(hashlib.sha256(f"username\n{skeleton}".encode()).digest()[:8], "big", signed=True)
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+    take look-alike names at once."""
+    key = int.from_bytes(hashlib.sha256(f"username\n{skeleton}".encode()).digest()[:8], "big", signed=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
 
 
 def player_signup(*, username: str, password: str, email: str = "", request=None) -> Player:

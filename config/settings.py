@@ -1,18 +1,22 @@
 """Settings for the Casino War service, read from the environment.
 
-With nothing set, the service runs on SQLite with settlement in-process (Celery eager), so that
-`bin/serve` works on a machine with only Python. With DATABASE_URL and REDIS_URL set it runs on
-PostgreSQL with separate Celery workers and beat on Redis.
+Always PostgreSQL, with Celery workers and beat on Redis. `bin/serve` and `bin/manage` run an
+embedded PostgreSQL and Redis under var/ when DATABASE_URL and REDIS_URL are not set
+(`config/embedded.py`), and keep this checkout's local settings in `.env` (a generated
+SECRET_KEY, DEBUG and those servers' addresses), which is read here: the environment wins.
 """
 
 import os
 from pathlib import Path
+from urllib.parse import quote
 
 import dj_database_url
 from celery.schedules import crontab
+from dotenv import load_dotenv
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
+load_dotenv(BASE_DIR / ".env", override=False)
+VAR_DIR = Path(os.environ.get("VAR_DIR") or BASE_DIR / "var")
 
 
 def env_bool(name: str, default: bool) -> bool:
@@ -96,20 +100,15 @@ TEMPLATES = [
     },
 ]
 
+# --- Database (embed) ---
+# PostgreSQL only. Unset, DATABASE_URL names the embedded server's socket in var/postgres, which
+# bin/serve and bin/manage start (and write to .env); manage.py alone says when it is not running.
+EMBEDDED_DATABASE_URL = f"postgres://postgres@{quote(str(VAR_DIR / 'postgres'), safe='')}/casino_war"
+DATABASE_URL = os.environ.get("DATABASE_URL") or EMBEDDED_DATABASE_URL
 # Persistent connections: a new PostgreSQL connection per request costs more than the request.
-DATABASE_URL = os.environ.get("DATABASE_URL", "")
-if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=600, conn_health_checks=True)}
-else:
-    VAR_DIR.mkdir(parents=True, exist_ok=True)
-    DATABASES = {
-        "default": {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": VAR_DIR / "db.sqlite3",
-            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
-        }
-    }
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=600, conn_health_checks=True)}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+# --- end Database (embed) ---
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -1,13 +1,6 @@
 import pytest
-from django.db import connection
 
 pytest_plugins = ["tests.browser"]  # Chromium fixtures for the browser tests (web, back office)
-
-
-@pytest.fixture
-def postgres_only():
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL")
 
 
 @pytest.fixture(autouse=True)

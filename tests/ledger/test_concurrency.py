@@ -14,7 +14,7 @@ from ledger.services import Line, house_account, ledger_post, player_accounts_op
 from ledger.verification import ledger_verify
 from tests.factories import make_player
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def run_concurrently(count, work, workers=16):

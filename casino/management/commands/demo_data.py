@@ -8,7 +8,8 @@ from accounts.models import Player, User
 from accounts.roles import AUDITOR, OPERATOR
 from accounts.services import player_create, roles_sync, staff_totp_enroll
 from casino.models import Table
-from ledger.services import Actor, wallet_deposit
+from core.actors import Actor
+from ledger.services import wallet_deposit
 
 DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD", "casino-war-demo")
 PLAY_MONEY = 100_000  # 1,000.00 EUR
@@ -65,6 +66,7 @@ class Command(BaseCommand):
             "Demo data ready.\n"
             f"  player   demo / {DEMO_PASSWORD}  (1,000.00 EUR play money)\n"
             f"  staff    operator / {DEMO_PASSWORD}, auditor / {DEMO_PASSWORD}, admin / {DEMO_PASSWORD} (superuser)\n"
-            "           plus a TOTP code: `python manage.py staff_totp --username operator` shows the QR code\n"
-            "           to scan; on a demo server `... --code` prints the current code\n"
+            "           plus a TOTP code: `bin/manage staff_totp --username operator` shows the QR code\n"
+            "           to scan; on a demo server `bin/manage staff_totp --username operator --code`\n"
+            "           prints the current code\n"
         )
