@@ -16,7 +16,7 @@ urlpatterns = [
     path("admin/reports/ggr/", backoffice.ggr, name="reports-ggr"),
     path("admin/reports/rtp/", backoffice.rtp, name="reports-rtp"),
     path("admin/", admin.site.urls),
-    path("api/v1/", include("casino.api.urls")),
+    path("api/v1/", include("config.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]

@@ -49,7 +49,7 @@ def test_an_unexpected_error_in_an_api_view_is_a_500_problem_logged_with_its_req
     def broken():
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("casino.api.views.table_list_open", broken)
+    monkeypatch.setattr("casino.api.tables.table_list_open", broken)
     response = tolerant_client.get("/api/v1/tables/", HTTP_X_REQUEST_ID="req-bug-1")
     assert response.status_code == 500 and response["Content-Type"] == PROBLEM
     body = response.json()
@@ -63,7 +63,7 @@ def test_a_database_error_in_an_api_view_is_a_503_problem_with_retry_after(toler
     def unreachable():
         raise OperationalError("terminating connection due to administrator command")
 
-    monkeypatch.setattr("casino.api.views.table_list_open", unreachable)
+    monkeypatch.setattr("casino.api.tables.table_list_open", unreachable)
     response = tolerant_client.get("/api/v1/tables/", HTTP_X_REQUEST_ID="req-db-1")
     assert response.status_code == 503 and response["Content-Type"] == PROBLEM and response["Retry-After"] == "1"
     assert response.json()["code"] == "service_unavailable" and response.json()["request_id"] == "req-db-1"

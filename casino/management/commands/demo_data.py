@@ -8,7 +8,8 @@ from accounts.models import Player, User
 from accounts.roles import AUDITOR, OPERATOR
 from accounts.services import player_create, roles_sync, staff_totp_enroll
 from casino.models import Table
-from ledger.services import Actor, wallet_deposit
+from core.actors import Actor
+from ledger.services import wallet_deposit
 
 DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD", "casino-war-demo")
 PLAY_MONEY = 100_000  # 1,000.00 EUR
