@@ -23,14 +23,17 @@ def account_balance_at(*, account: Account, at: datetime) -> int:
     ]
 
 
+LINE_ORDER = ("-id",)  # newest first, in the order the balance changed
+
+
 def account_lines(*, account: Account):
     """The account's postings, newest first, each with its entry and `balance_after`, in the order
     the balance changed: each line's `balance_after - amount` is the next older line's
     `balance_after`. That order is the postings' ids, not the entries': a posting takes its id
     after its entry has locked the account row (`ledger_post_entry` writes postings last), while an
     entry takes its id before, so entries waiting on the same wallet get ids in another order.
-    The API, the web wallet, the admin's account pages and exports all read lines here."""
-    return Posting.objects.filter(account=account).select_related("entry").order_by("-id")
+    The API, the web wallet, the admin's account pages and exports all read lines in this order."""
+    return Posting.objects.filter(account=account).select_related("entry").order_by(*LINE_ORDER)
 
 
 def player_wallet_lines(*, player):
@@ -40,7 +43,7 @@ def player_wallet_lines(*, player):
             account__player=player, account__kind=AccountKind.PLAYER_WALLET, account__currency=player.currency
         )
         .select_related("entry")
-        .order_by("-entry_id", "-id")
+        .order_by(*LINE_ORDER)  # the order the balance changed (account_lines says why)
     )
 
 

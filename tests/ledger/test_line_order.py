@@ -11,6 +11,7 @@ import pytest
 from django.db import connection
 from rest_framework.authtoken.models import Token
 
+from accounts.models import TransferDirection
 from accounts.partners import partner_player_upsert, partner_transfer
 from accounts.services import partner_create
 from core.errors import InsufficientFunds
@@ -91,14 +92,14 @@ def test_an_entry_that_waited_for_the_wallet_is_listed_after_one_that_overtook_i
 def test_fifty_concurrent_transfers_out_of_one_wallet_chain_in_the_api(client):
     partner, _ = partner_create(name="Order Casino")
     player, _ = partner_player_upsert(partner=partner, external_id="p-1", currency="EUR")
-    partner_transfer(partner=partner, player=player, direction="in", amount=4_000, reference="fund")
+    partner_transfer(partner=partner, player=player, direction=TransferDirection.IN, amount=4_000, reference="fund")
     barrier = threading.Barrier(16)
 
     def transfer_out(i):
         try:
             if i < 16:
                 barrier.wait(timeout=10)
-            return partner_transfer(partner=partner, player=player, direction="out", amount=100, reference=f"out-{i}")
+            return partner_transfer(partner=partner, player=player, direction=TransferDirection.OUT, amount=100, reference=f"out-{i}")
         except InsufficientFunds as exc:
             return exc
         finally:
