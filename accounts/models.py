@@ -5,6 +5,8 @@ import uuid
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 
+from core.outbound import outbound_url_validate
+
 
 class User(AbstractUser):
     """A person who signs in: a player (with a `player` profile) or a staff member."""
@@ -17,7 +19,8 @@ class Partner(models.Model):
     key_id = models.CharField(max_length=64, unique=True)
     # HMAC verification needs the secret itself; it is shown to the partner once, at creation.
     secret = models.CharField(max_length=128)
-    webhook_url = models.URLField(blank=True)
+    # Checked again at every call (core/outbound.py): a name can resolve elsewhere later.
+    webhook_url = models.URLField(blank=True, validators=[outbound_url_validate])
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

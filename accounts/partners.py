@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import re
 import time
@@ -15,6 +14,7 @@ from django.utils.translation import gettext
 from accounts.models import Partner, PartnerNonce, Player, Transfer
 from core.audit import audit_record
 from core.errors import InvalidInput, NotFound, SignatureInvalid, WalletCurrencyMismatch
+from core.outbound import request_signature  # the one recipe, for requests both ways
 from ledger.models import ActorType
 from ledger.money import minor_units
 from ledger.services import Actor, partner_transfer_post
@@ -24,11 +24,6 @@ CLOCK_SKEW_S = 300
 NONCE_PATTERN = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 EXTERNAL_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.:@-]{1,128}$")
 CURRENCY_PATTERN = re.compile(r"^[A-Z]{3}$")
-
-
-def request_signature(*, secret: str, timestamp: str, nonce: str, method: str, path: str, body: bytes) -> str:
-    message = f"{timestamp}.{nonce}.{method}.{path}.".encode() + body
-    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
 
 
 def partner_authenticate(

@@ -16,6 +16,7 @@ from accounts.roles import AUDITOR, OPERATOR, SUPPORT
 from core.attempts import attempt_failed, attempts_clear, attempts_exhausted
 from core.audit import audit_record
 from core.errors import InvalidInput, TooManyAttempts, UsernameTaken
+from core.outbound import outbound_url_validate
 from ledger.services import player_accounts_open
 
 # app_label.codename per role; auditors get every "view" permission of the audited apps.
@@ -79,7 +80,12 @@ def player_create(*, username: str, password: str | None, email: str = "", curre
 
 
 def partner_create(*, name: str, webhook_url: str = "") -> tuple[Partner, str]:
-    """A partner casino with a new key and secret; the secret is returned to be shown once."""
+    """A partner casino with a new key and secret; the secret is returned to be shown once. The
+    webhook URL must be one the service may call (core/outbound.py), else `invalid_input`."""
+    try:
+        outbound_url_validate(webhook_url)
+    except ValidationError as exc:
+        raise InvalidInput(" ".join(exc.messages)) from None
     secret = secrets.token_urlsafe(32)
     partner = Partner.objects.create(
         name=name, key_id=f"pk_{secrets.token_hex(8)}", secret=secret, webhook_url=webhook_url

@@ -227,6 +227,12 @@ STAFF_SESSION_IDLE_MINUTES = int(os.environ.get("STAFF_SESSION_IDLE_MINUTES", "1
 # Play money: players top their wallets up themselves (the demo). Off for a real-money casino.
 PLAY_MONEY = env_bool("PLAY_MONEY", default=True)
 
+# --- Platform security (outbound calls, deployment defaults, Content-Security-Policy) ------------
+# Calls to partners' servers (core/outbound.py) go only to public addresses; development and tests
+# with partner servers on this machine set OUTBOUND_ALLOW_PRIVATE=true.
+OUTBOUND_ALLOW_PRIVATE = env_bool("OUTBOUND_ALLOW_PRIVATE", default=False)
+# --- end of platform security ---------------------------------------------------------------------
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
