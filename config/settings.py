@@ -27,10 +27,10 @@ def env_list(name: str, default: str) -> list[str]:
 
 
 DEBUG = env_bool("DEBUG", default=False)
-# A development key is only acceptable while DEBUG is on; production must set SECRET_KEY.
-SECRET_KEY = os.environ.get("SECRET_KEY") or (
-    "dev-insecure-key-only-for-local-debug-use-do-not-deploy-7f3a9c1e5b" if DEBUG else ""
-)
+# A development key is only acceptable while DEBUG is on; production must set SECRET_KEY (and
+# `check --deploy` refuses this key and every other key published in the repository: casino/checks.py).
+DEVELOPMENT_SECRET_KEY = "dev-insecure-key-only-for-local-debug-use-do-not-deploy-7f3a9c1e5b"
+SECRET_KEY = os.environ.get("SECRET_KEY") or (DEVELOPMENT_SECRET_KEY if DEBUG else "")
 if not SECRET_KEY:
     from django.core.exceptions import ImproperlyConfigured
 
@@ -224,8 +224,9 @@ STAFF_LOGIN_URL = "/admin/login/"
 # Staff sign in with a TOTP code as well as a password, and are signed out when idle.
 OTP_TOTP_ISSUER = "Casino War"
 STAFF_SESSION_IDLE_MINUTES = int(os.environ.get("STAFF_SESSION_IDLE_MINUTES", "15"))
-# Play money: players top their wallets up themselves (the demo). Off for a real-money casino.
-PLAY_MONEY = env_bool("PLAY_MONEY", default=True)
+# Play money: players top their wallets up themselves. Only when asked for (bin/serve, the demo,
+# sets PLAY_MONEY=true); a real-money casino never turns it on.
+PLAY_MONEY = env_bool("PLAY_MONEY", default=False)
 
 # --- Platform security (outbound calls, deployment defaults, Content-Security-Policy) ------------
 # Calls to partners' servers (core/outbound.py) go only to public addresses; development and tests

@@ -35,6 +35,12 @@ def outbound_private(settings):
 
 
 @pytest.fixture
+def play_money(settings):
+    """A play-money service, as the demo runs (PLAY_MONEY is off unless asked for)."""
+    settings.PLAY_MONEY = True
+
+
+@pytest.fixture
 def postgres_only():
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL")

@@ -44,7 +44,7 @@ def web_player(transactional_db):
     return player
 
 
-def test_sign_up_top_up_play_to_a_tie_go_to_war_and_surrender(page, open_table):
+def test_sign_up_top_up_play_to_a_tie_go_to_war_and_surrender(page, open_table, play_money):
     from accounts.models import Player
     from casino.models import Round
 
