@@ -24,7 +24,7 @@ OLD_COMPOSE_FALLBACK = "change-me-in-production-this-default-is-only-for-a-local
 )
 def test_the_deploy_check_refuses_a_published_secret_key(settings, key):
     settings.SECRET_KEY = key
-    with pytest.raises(SystemCheckError, match="casino.E001"):
+    with pytest.raises(SystemCheckError, match=r"casino\.E001"):
         call_command("check", deploy=True)
 
 
@@ -44,7 +44,7 @@ def test_the_deploy_check_refuses_logins_with_the_demo_password(settings, monkey
     User.objects.create(username="player-who-chose-it", password=make_password("casino-war-demo"))  # not checked
     [error] = check_no_demo_password(None)
     assert error.id == "casino.E002" and "admin, auditor, cashier, demo, operator" in error.msg
-    with pytest.raises(SystemCheckError, match="casino.E002"):
+    with pytest.raises(SystemCheckError, match=r"casino\.E002"):
         call_command("check", deploy=True)
     for user in User.objects.filter(username__in=["admin", "auditor", "cashier", "demo", "operator"]):
         user.set_password("a long private passphrase")
