@@ -40,7 +40,9 @@ def test_the_next_server_seed_hash_is_published_and_the_rotation_moves_to_it(pla
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(client_seed=st.one_of(st.none(), st.text(st.characters(categories=["L", "N", "P", "Zs"]), min_size=1, max_size=64)))
+@given(
+    client_seed=st.one_of(st.none(), st.text(st.characters(categories=["L", "N", "P", "Zs"]), min_size=1, max_size=64))
+)
 def test_whatever_the_client_seed_a_rotation_moves_to_the_committed_seed(player, client_seed):
     current = seed_pair_active(player=player)
     committed = current.next_server_seed
