@@ -10,6 +10,7 @@ from pathlib import Path
 
 import dj_database_url
 from celery.schedules import crontab
+from csp.constants import NONE, SELF
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
@@ -50,6 +51,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served from here (no CDN)
+    "csp",
     "django_otp",
     "django_otp.plugins.otp_totp",
     "core",
@@ -62,6 +65,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",  # the Content-Security-Policy of every response (below)
     "django.middleware.gzip.GZipMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -166,6 +170,10 @@ SPECTACULAR_SETTINGS = {
         "ExclusionKindEnum": ["timeout", "self_exclusion"],
     },
     "COMPONENT_SPLIT_REQUEST": True,
+    # /api/docs/ serves Swagger UI from drf-spectacular-sidecar's static files: offline, same origin.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # Redis: the Celery broker and the cache. Without it, settlement runs in-process.
@@ -232,6 +240,23 @@ PLAY_MONEY = env_bool("PLAY_MONEY", default=False)
 # Calls to partners' servers (core/outbound.py) go only to public addresses; development and tests
 # with partner servers on this machine set OUTBOUND_ALLOW_PRIVATE=true.
 OUTBOUND_ALLOW_PRIVATE = env_bool("OUTBOUND_ALLOW_PRIVATE", default=False)
+# Content-Security-Policy of every response (django-csp): scripts, styles and everything else from
+# this origin only; no inline script or style, no plugins, no <base>, never framed.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "media-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 # --- end of platform security ---------------------------------------------------------------------
 
 LOGGING = {
