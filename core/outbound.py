@@ -136,8 +136,8 @@ def _resolve(url: str) -> _Target:
 
 
 def outbound_url_validate(url: str) -> None:
-    """When a partner's URL is saved (partner_create, the admin): the same refusals as at call time.
-    With OUTBOUND_ALLOW_PRIVATE any resolvable name (or none, for a server set up later) passes."""
+    """When a partner's URL is saved (partner_create, the admin): the same refusals as at call time,
+    and a name that does not resolve. With OUTBOUND_ALLOW_PRIVATE any well-formed http(s) URL passes."""
     if not url:
         return
     try:
