@@ -21,7 +21,7 @@ from benchmarks._support import fresh_database, pgbench_tps
 
 def _setup(url: str) -> None:
     os.environ.update(DATABASE_URL=url, DEBUG="false", SECRET_KEY="bench-" + "x" * 50, ALLOWED_HOSTS="*")
-    os.environ.pop("REDIS_URL", None)
+    os.environ["REDIS_URL"] = ""  # no broker; set (though empty) so that a checkout's .env does not name one
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 

@@ -1,4 +1,4 @@
-# Sourced by bin/serve and bin/test: make .venv with Python 3.11+ and install the pinned
+# Sourced by bin/serve, bin/manage and bin/test: make .venv with Python 3.11+ and install the pinned
 # requirements when they changed since the last install.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -14,11 +14,19 @@ if [ -z "$python_bin" ]; then
 fi
 [ -n "$python_bin" ] || { echo "Python 3.11 to 3.13 is needed (set PYTHON=...)." >&2; exit 1; }
 [ -x .venv/bin/python ] || "$python_bin" -m venv .venv
-stamp=".venv/.installed-$(cat requirements.lock "$lock_file" | sha256sum | cut -c1-16)"
-if [ ! -f "$stamp" ]; then
+# A stamp per lock file, over the content of every lock: a lock and the locks it includes (-r) are
+# marked installed together, so bin/serve after bin/test installs nothing.
+locks_hash="$(cat requirements*.lock | sha256sum | cut -c1-16)"
+mark_installed() {
+  touch ".venv/.installed-${1%.lock}-$locks_hash"
+  local included
+  for included in $(sed -n 's/^-r[[:space:]]*//p' "$1"); do mark_installed "$included"; done
+}
+if [ ! -f ".venv/.installed-${lock_file%.lock}-$locks_hash" ]; then
   echo "Installing pinned requirements ($lock_file) into .venv ..."
   .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$lock_file"
-  rm -f .venv/.installed-* && touch "$stamp"
+  find .venv -maxdepth 1 -name '.installed-*' ! -name "*-$locks_hash" -delete
+  mark_installed "$lock_file"
 fi
 export PATH="$PWD/.venv/bin:$PATH"

@@ -1,19 +1,23 @@
 """Settings for the Casino War service, read from the environment.
 
-With nothing set, the service runs on SQLite with settlement in-process (Celery eager), so that
-`bin/serve` works on a machine with only Python. With DATABASE_URL and REDIS_URL set it runs on
-PostgreSQL with separate Celery workers and beat on Redis.
+Always PostgreSQL, with Celery workers and beat on Redis. `bin/serve` and `bin/manage` run an
+embedded PostgreSQL and Redis under var/ when DATABASE_URL and REDIS_URL are not set
+(`config/embedded.py`), and keep this checkout's local settings in `.env` (a generated
+SECRET_KEY, DEBUG and those servers' addresses), which is read here: the environment wins.
 """
 
 import os
 from pathlib import Path
+from urllib.parse import quote
 
 import dj_database_url
 from celery.schedules import crontab
 from csp.constants import NONE, SELF
+from dotenv import load_dotenv
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
+load_dotenv(BASE_DIR / ".env", override=False)
+VAR_DIR = Path(os.environ.get("VAR_DIR") or BASE_DIR / "var")
 
 
 def env_bool(name: str, default: bool) -> bool:
@@ -100,20 +104,15 @@ TEMPLATES = [
     },
 ]
 
+# --- Database (embed) ---
+# PostgreSQL only. Unset, DATABASE_URL names the embedded server's socket in var/postgres, which
+# bin/serve and bin/manage start (and write to .env); manage.py alone says when it is not running.
+EMBEDDED_DATABASE_URL = f"postgres://postgres@{quote(str(VAR_DIR / 'postgres'), safe='')}/casino_war"
+DATABASE_URL = os.environ.get("DATABASE_URL") or EMBEDDED_DATABASE_URL
 # Persistent connections: a new PostgreSQL connection per request costs more than the request.
-DATABASE_URL = os.environ.get("DATABASE_URL", "")
-if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=600, conn_health_checks=True)}
-else:
-    VAR_DIR.mkdir(parents=True, exist_ok=True)
-    DATABASES = {
-        "default": {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": VAR_DIR / "db.sqlite3",
-            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
-        }
-    }
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=600, conn_health_checks=True)}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+# --- end Database (embed) ---
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -240,6 +239,9 @@ PLAY_MONEY = env_bool("PLAY_MONEY", default=False)
 # Calls to partners' servers (core/outbound.py) go only to public addresses; development and tests
 # with partner servers on this machine set OUTBOUND_ALLOW_PRIVATE=true.
 OUTBOUND_ALLOW_PRIVATE = env_bool("OUTBOUND_ALLOW_PRIVATE", default=False)
+# A demo server says so: its demo logins (published password) are meant, and `check --deploy`
+# accepts them (casino/checks.py); compose's `migrate` loads the demo data only then.
+DEMO_DATA = env_bool("DEMO_DATA", default=False)
 # Content-Security-Policy of every response (django-csp): scripts, styles and everything else from
 # this origin only; no inline script or style, no plugins, no <base>, never framed.
 CONTENT_SECURITY_POLICY = {

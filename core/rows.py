@@ -2,7 +2,7 @@
 
 For the few reads on every request's path (the caller's token, user and player), building the
 ORM query costs more CPU than PostgreSQL spends running it. The same converters the ORM applies
-(SQLite's dates, JSON) are applied here, so the instances are the ones the ORM would build.
+(JSON, for one) are applied here, so the instances are the ones the ORM would build.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from django.db import connection
 from django.db.models import Model
 
-_converters: dict[tuple[str, type[Model]], list] = {}
+_converters: dict[type[Model], list] = {}
 
 
 def select_list(model: type[Model], alias: str) -> str:
@@ -22,16 +22,15 @@ def select_list(model: type[Model], alias: str) -> str:
 
 
 def _field_converters(model: type[Model]) -> list:
-    key = (connection.vendor, model)
-    if key not in _converters:
+    if model not in _converters:
         table = model._meta.db_table
         per_field = []
         for field in model._meta.concrete_fields:
             column = field.get_col(table)
             functions = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
             per_field.append((column, functions))
-        _converters[key] = per_field
-    return _converters[key]
+        _converters[model] = per_field
+    return _converters[model]
 
 
 def instances_from_row(row: Sequence, models: Sequence[type[Model]]) -> list[Model | None]:

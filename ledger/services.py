@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass
 
-from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -22,14 +22,13 @@ from core.errors import (
     InvalidInput,
     StateConflict,
 )
+from ledger import sql
 from ledger.models import (
-    GUARDED_KINDS,
     Account,
     AccountKind,
     ActorType,
     Adjustment,
     AdjustmentStatus,
-    Direction,
     EntryKind,
     EntrySeal,
     JournalEntry,
@@ -39,7 +38,6 @@ from ledger.money import MAX_MINOR_UNITS, minor_units
 
 HOUSE_SHARDS = 32
 GENESIS_HASH = "0" * 64
-SEAL_LOCK_ID = 7_461_001
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,24 +64,14 @@ class Line:
 
 
 # Account lookups sit on every round's path (placing and settling), so they are one plain
-# statement each; an account is made through the ORM only the first time it is missing.
-_ACCOUNT_COLUMNS = ("id", "kind", "currency", "player_id", "partner_id", "shard")
-
-
-def _accounts_where(condition: str, params: list) -> list[Account]:
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {', '.join(_ACCOUNT_COLUMNS)} FROM ledger_account WHERE {condition}", params)
-        return [Account.from_db(connection.alias, _ACCOUNT_COLUMNS, row) for row in cursor.fetchall()]
+# statement each (ledger/sql.py); an account is made through the ORM only the first time it is missing.
 
 
 def _system_account(*, kind: AccountKind, currency: str, shard: int = 0) -> Account:
     # Not cached across requests: a cached id could outlive a rolled-back transaction or a restore.
-    found = _accounts_where(
-        "kind = %s AND currency = %s AND shard = %s AND player_id IS NULL AND partner_id IS NULL",
-        [str(kind), currency, shard],
-    )
-    if found:
-        return found[0]
+    found = sql.system_account(kind=str(kind), currency=currency, shard=shard)
+    if found is not None:
+        return found
     account, _ = Account.objects.get_or_create(kind=kind, currency=currency, shard=shard, player=None, partner=None)
     return account
 
@@ -101,7 +89,7 @@ def outside_account(*, currency: str) -> Account:
 
 def player_accounts_open(*, player) -> tuple[Account, Account]:
     """The player's wallet and money-in-play accounts, created together (adjacent primary keys)."""
-    accounts = {a.kind: a for a in _accounts_where("player_id = %s AND currency = %s", [player.pk, player.currency])}
+    accounts = {a.kind: a for a in sql.accounts_of_player(player_id=player.pk, currency=player.currency)}
     if len(accounts) < 2:
         with transaction.atomic():
             for kind in (AccountKind.PLAYER_WALLET, AccountKind.PLAYER_IN_PLAY):
@@ -130,32 +118,6 @@ def _request_hash(*, kind: str, lines: Iterable[Line], reference_type: str, refe
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
 
 
-def _apply_delta(*, account: Account, delta: int) -> int:
-    """Add `delta` to the cached balance; a guarded account refuses to go below zero.
-
-    A conditional UPDATE takes the row lock and checks the balance in one statement, so concurrent
-    debits of one wallet serialise on the row and never overdraw it.
-    """
-    with connection.cursor() as cursor:
-        if account.kind in GUARDED_KINDS:
-            cursor.execute(
-                "UPDATE ledger_account SET balance = balance + %s"
-                " WHERE id = %s AND balance + %s >= 0 RETURNING balance",
-                [delta, account.id, delta],
-            )
-        else:
-            cursor.execute(
-                "UPDATE ledger_account SET balance = balance + %s WHERE id = %s RETURNING balance",
-                [delta, account.id],
-            )
-        row = cursor.fetchone()
-    if row is None:
-        if account.kind not in GUARDED_KINDS:
-            raise Account.DoesNotExist(f"ledger account {account.id} does not exist")
-        raise InsufficientFunds(gettext("the wallet does not hold enough money for this"))
-    return row[0]
-
-
 def ledger_post(
     *,
     idempotency_key: str,
@@ -178,14 +140,10 @@ def ledger_post(
     if len(lines) < 2:
         raise InvalidInput(gettext("an entry has at least two lines"))
     totals: dict[str, int] = defaultdict(int)
-    deltas: dict[int, int] = defaultdict(int)
-    accounts: dict[int, Account] = {}
     for line in lines:
         if type(line.amount) is not int or line.amount == 0 or abs(line.amount) > MAX_MINOR_UNITS:
             raise InvalidAmount(gettext("each line moves a non-zero integer of minor units"))
         totals[line.account.currency] += line.amount
-        deltas[line.account.id] += line.amount
-        accounts[line.account.id] = line.account
     if any(totals.values()):
         raise CurrencyMismatch(gettext("the entry does not balance in every currency"))
     request_hash = _request_hash(
@@ -193,7 +151,13 @@ def ledger_post(
         reverses_id=reverses.id if reverses else None,
     )  # fmt: skip
 
-    entry_fields = {
+    # One round trip: ledger_post_entry (migration 0003) claims the key by inserting the entry
+    # first (a concurrent twin waits on the unique index, then finds it), updates each account's
+    # cached balance in primary-key order (a player account never below zero; rows always locked
+    # in the same order, so no deadlocks) and writes the postings with their balance_after.
+    # Outside a transaction it is one autocommit statement (its deferred checks run at its commit);
+    # inside one it joins it under a savepoint, so a refusal leaves the caller's transaction usable.
+    fields = {
         "idempotency_key": idempotency_key,
         "request_hash": request_hash,
         "kind": kind,
@@ -202,101 +166,29 @@ def ledger_post(
         "actor_id": str(actor.id)[:64],
         "reference_type": reference_type,
         "reference_id": str(reference_id),
-        "reverses": reverses,
     }
-    if connection.vendor == "postgresql" and POSTING_BACKEND == "database":
-        return _post_in_database(entry_fields, lines)
-    return _post_in_python(entry_fields, lines, accounts, deltas)
-
-
-# Which implementation posts on PostgreSQL: "database" (one round trip to ledger_post_entry) or
-# "python" (the portable path SQLite uses). Tests run both on PostgreSQL.
-POSTING_BACKEND = "database"
-
-
-def _post_in_database(fields: dict, lines: list[Line]) -> JournalEntry:
-    # Outside a transaction the call is one autocommit statement (its deferred checks run at its
-    # commit); inside one it joins it under a savepoint, so a refusal leaves the caller's
-    # transaction usable, as on the Python path.
     scope = transaction.atomic() if connection.in_atomic_block else nullcontext()
-    with scope, connection.cursor() as cursor:
-        try:
-            cursor.execute(
-                "SELECT entry_id, existing_hash FROM ledger_post_entry("
-                "%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                [
-                    fields["idempotency_key"], fields["request_hash"], str(fields["kind"]), fields["reason"],
-                    str(fields["actor_type"]), fields["actor_id"], fields["reference_type"], fields["reference_id"],
-                    fields["reverses"].id if fields["reverses"] else None,
-                    [line.account.id for line in lines], [line.amount for line in lines],
-                    [line.account.currency for line in lines],
-                ],
-            )  # fmt: skip
-        except DatabaseError as exc:
-            sqlstate = getattr(getattr(exc, "__cause__", None), "sqlstate", None)
-            if sqlstate == "LDG01":
-                raise InsufficientFunds(gettext("the wallet does not hold enough money for this")) from None
-            if sqlstate == "LDG02":
-                raise Account.DoesNotExist(str(exc)) from None
-            raise
-        entry_id, existing_hash = cursor.fetchone()
-    if existing_hash is not None:
-        if existing_hash != fields["request_hash"]:
-            raise IdempotencyConflict(gettext("this idempotency key was already used for a different movement"))
-        return JournalEntry.objects.get(pk=entry_id)
-    return JournalEntry(id=entry_id, **fields)
-
-
-def _post_in_python(fields: dict, lines: list[Line], accounts: dict, deltas: dict) -> JournalEntry:
-    idempotency_key = fields["idempotency_key"]
-    existing = JournalEntry.objects.filter(idempotency_key=idempotency_key).first()
-    if existing is not None:
-        return _replayed(existing, fields["request_hash"])
     try:
-        with transaction.atomic():
-            # The entry is inserted first: it claims the key, so a concurrent twin waits on the
-            # unique index instead of moving money a second time.
-            entry = JournalEntry.objects.create(**fields)
-            balances = {
-                account_id: _apply_delta(account=accounts[account_id], delta=delta)
-                for account_id, delta in sorted(deltas.items())  # rows locked in primary-key order
-                if delta
-            }
-            running = dict(balances)
-            postings = []
-            # balance_after walks back from the final balance so that two lines on one account
-            # show the balance after each of them.
-            for line in reversed(lines):
-                account_id = line.account.id
-                after = running.get(account_id)
-                if after is None:
-                    after = Account.objects.values_list("balance", flat=True).get(id=account_id)
-                    running[account_id] = after
-                postings.append(
-                    Posting(
-                        entry=entry,
-                        account_id=account_id,
-                        direction=Direction.CREDIT if line.amount > 0 else Direction.DEBIT,
-                        amount=abs(line.amount),
-                        currency=line.account.currency,
-                        balance_after=after,
-                    )
-                )
-                running[account_id] = after - line.amount
-            postings.reverse()
-            Posting.objects.bulk_create(postings)
-    except IntegrityError:
-        existing = JournalEntry.objects.filter(idempotency_key=idempotency_key).first()
-        if existing is None:
-            raise
-        return _replayed(existing, fields["request_hash"])
-    return entry
-
-
-def _replayed(existing: JournalEntry, request_hash: str) -> JournalEntry:
-    if existing.request_hash != request_hash:
+        with scope:
+            entry_id, existing_hash = sql.post_entry(
+                **fields | {"kind": str(kind), "actor_type": str(actor.type)},  # the enums' database values
+                reverses_id=reverses.id if reverses else None,
+                account_ids=[line.account.id for line in lines],
+                amounts=[line.amount for line in lines],
+                currencies=[line.account.currency for line in lines],
+            )
+    except DatabaseError as exc:
+        sqlstate = getattr(exc.__cause__, "sqlstate", None)
+        if sqlstate == sql.INSUFFICIENT_FUNDS:
+            raise InsufficientFunds(gettext("the wallet does not hold enough money for this")) from None
+        if sqlstate == sql.MISSING_ACCOUNT:
+            raise Account.DoesNotExist(str(exc)) from None
+        raise
+    if existing_hash is None:
+        return JournalEntry(id=entry_id, reverses=reverses, **fields)
+    if existing_hash != request_hash:
         raise IdempotencyConflict(gettext("this idempotency key was already used for a different movement"))
-    return existing
+    return JournalEntry.objects.get(pk=entry_id)
 
 
 def ledger_reverse(*, entry: JournalEntry, reason: str, actor: Actor) -> JournalEntry:
@@ -454,14 +346,11 @@ def entry_content_hash(entry: JournalEntry, postings: Iterable[Posting], previou
 def ledger_seal(*, batch: int = 5000) -> int:
     """Append the entries not sealed yet to the hash chain; returns how many were sealed.
 
-    One sealer at a time: on PostgreSQL a transaction-level advisory lock (a row lock on the old
-    head would let a second sealer, once released, build on a stale head and fork the chain);
-    SQLite serialises writers anyway.
+    One sealer at a time, by a transaction-level advisory lock (a row lock on the old head would
+    let a second sealer, once released, build on a stale head and fork the chain).
     """
     with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [SEAL_LOCK_ID])
+        sql.seal_lock()
         head = EntrySeal.objects.order_by("-sequence").first()
         previous = head.hash if head else GENESIS_HASH
         entries = JournalEntry.objects.filter(seal__isnull=True).order_by("id").prefetch_related("postings")[:batch]

@@ -8,6 +8,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Sum
 from django.utils import timezone
 
+from ledger import sql
 from ledger.models import GUARDED_KINDS, Account, EntrySeal, JournalEntry, Posting, VerificationRun
 from ledger.selectors import SIGNED
 from ledger.services import GENESIS_HASH, entry_content_hash, ledger_seal
@@ -47,15 +48,12 @@ def ledger_verify(*, triggered_by: str = "manual", seal_first: bool = True) -> V
 
 @contextmanager
 def _one_snapshot():
-    """A read-only transaction on one snapshot (REPEATABLE READ on PostgreSQL; SQLite's
-    transactions are snapshots already)."""
+    """A read-only transaction on one snapshot (REPEATABLE READ)."""
     if connection.in_atomic_block:  # inside a caller's transaction (tests): use its view
         yield
         return
     with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        sql.snapshot_read_only()
         yield
 
 

@@ -29,7 +29,6 @@ def stake_guards(*, player, kinds, at) -> tuple[bool, dict[tuple[str, str], int 
     force then, by (kind, period): the rules of `exclusion_active` and `limit_in_force` for all
     of them in one plain statement, because every round and deposit asks inside its transaction."""
     kinds = [str(kind) for kind in kinds]
-    when = connection.ops.adapt_datetimefield_value(at)
     sql = (
         f"SELECT EXISTS (SELECT 1 FROM {Exclusion._meta.db_table} WHERE player_id = %s AND starts_at <= %s"
         f" AND ends_at > %s), limit_.kind, limit_.period, limit_.amount FROM (SELECT 1 AS one) AS anchor"
@@ -38,7 +37,7 @@ def stake_guards(*, player, kinds, at) -> tuple[bool, dict[tuple[str, str], int 
         " ORDER BY limit_.requested_at DESC, limit_.id DESC"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [player.pk, when, when, player.pk, *kinds, when])
+        cursor.execute(sql, [player.pk, at, at, player.pk, *kinds, at])
         rows = cursor.fetchall()
     in_force: dict[tuple[str, str], int | None] = {}
     for _, kind, period, amount in rows:

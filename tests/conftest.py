@@ -1,5 +1,6 @@
+import socket
+
 import pytest
-from django.db import connection
 
 pytest_plugins = ["tests.browser"]  # Chromium fixtures for the browser tests (web, back office)
 
@@ -8,7 +9,6 @@ pytest_plugins = ["tests.browser"]  # Chromium fixtures for the browser tests (w
 def fake_dns(monkeypatch):
     """Names resolved as the test says: `fake_dns["partner.example"] = "10.0.0.7"` (other names and
     address literals resolve as usual). `fake_dns.lookups` counts the lookups of each faked name."""
-    import socket
 
     class Names(dict):
         lookups: dict
@@ -38,12 +38,6 @@ def outbound_private(settings):
 def play_money(settings):
     """A play-money service, as the demo runs (PLAY_MONEY is off unless asked for)."""
     settings.PLAY_MONEY = True
-
-
-@pytest.fixture
-def postgres_only():
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL")
 
 
 @pytest.fixture(autouse=True)

@@ -4,8 +4,8 @@ A request's business work and its stored response commit together in one transac
 stored response always matches what happened, and a request that fails leaves nothing behind for
 its retry to trip over. A retry with the same body gets the stored response; another body is
 `idempotency_conflict`. While the first request runs, it holds a transaction-level advisory lock
-on its key (PostgreSQL), so a concurrent retry is `idempotency_in_flight` at once; the unique
-(caller, key) constraint is the backstop everywhere, SQLite included.
+on its key, so a concurrent retry is `idempotency_in_flight` at once; the unique (caller, key)
+constraint is the backstop.
 """
 
 from __future__ import annotations
@@ -58,11 +58,11 @@ def _stored(scope: str, key: str) -> tuple[bool, tuple | None]:
     """Inside the request's transaction: whether this request may run (it got the key's lock),
     and the stored first response, if any, as (request_hash, status, body, content_type)."""
     table = IdempotencyRecord._meta.db_table
-    lock = "pg_try_advisory_xact_lock(%s)" if connection.vendor == "postgresql" else "%s IS NOT NULL"
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT {lock}, r.request_hash, r.response_status, r.response_body, r.response_content_type"
-            f" FROM (SELECT 1 AS one) AS anchor LEFT JOIN {table} AS r ON r.scope = %s AND r.key = %s",
+            "SELECT pg_try_advisory_xact_lock(%s), r.request_hash, r.response_status, r.response_body,"
+            f" r.response_content_type FROM (SELECT 1 AS one) AS anchor"
+            f" LEFT JOIN {table} AS r ON r.scope = %s AND r.key = %s",
             [idempotency_lock_id(scope, key), scope, key],
         )
         free, request_hash, status, body, content_type = cursor.fetchone()

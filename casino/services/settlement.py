@@ -68,15 +68,13 @@ def round_settle(*, round_id: uuid.UUID | str, skip_locked: bool = False) -> boo
         # One statement claims the round: it takes the row lock and marks it settled, so a
         # concurrent attempt waits here and then finds nothing left to settle. Every round
         # passes this way, hence plain SQL rather than loading the whole round.
-        settled, now = RoundStatus.SETTLED.value, connection.ops.adapt_datetimefield_value(timezone.now())
-        skip = skip_locked and connection.features.has_select_for_update_skip_locked
-        target = "(SELECT id FROM casino_round WHERE id = %s FOR UPDATE SKIP LOCKED)" if skip else "%s"
+        target = "(SELECT id FROM casino_round WHERE id = %s FOR UPDATE SKIP LOCKED)" if skip_locked else "%s"
         cursor.execute(
             "UPDATE casino_round SET status = %s, settled_at = %s, settle_attempts = settle_attempts + 1"
             f" WHERE id = {target} AND status = %s"
             " RETURNING player_id, currency, main_bet + tie_bet + raise_bet, payout, outcome,"
             " (SELECT partner_id FROM accounts_player WHERE id = casino_round.player_id)",
-            [settled, now, Round._meta.pk.get_db_prep_value(round_pk, connection), RoundStatus.RESOLVED.value],
+            [RoundStatus.SETTLED.value, timezone.now(), round_pk, RoundStatus.RESOLVED.value],
         )
         claimed = cursor.fetchone()
         if claimed is None:

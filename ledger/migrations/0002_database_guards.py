@@ -1,10 +1,9 @@
 """The database itself keeps the ledger honest, whatever code talks to it.
 
-PostgreSQL: UPDATE and DELETE of entries, postings and seals are refused; deferred constraint
-triggers refuse, at commit, an entry whose postings do not balance per currency or post in another
-currency than their account (checked once per entry, by its last posting, when the whole entry is
-there) and an entry with fewer than two postings.
-SQLite (the embedded default): UPDATE and DELETE are refused; balance is checked by the service.
+UPDATE and DELETE of entries, postings and seals are refused; deferred constraint triggers refuse,
+at commit, an entry whose postings do not balance per currency or post in another currency than
+their account (checked once per entry, by its last posting, when the whole entry is there) and an
+entry with fewer than two postings.
 """
 
 from django.db import migrations
@@ -86,24 +85,12 @@ POSTGRES_BACKWARD = [
     "DROP FUNCTION IF EXISTS ledger_refuse_change();",
 ]
 
-SQLITE_FORWARD = [
-    f"""
-    CREATE TRIGGER {table}_no_{op.lower()} BEFORE {op} ON {table}
-    BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: post a reversing entry instead'); END;
-    """
-    for table in APPEND_ONLY_TABLES
-    for op in ("UPDATE", "DELETE")
-]
-SQLITE_BACKWARD = [
-    f"DROP TRIGGER IF EXISTS {table}_no_{op.lower()};" for table in APPEND_ONLY_TABLES for op in ("UPDATE", "DELETE")
-]
 
-
-def _run(statements_by_vendor):
+def _run(statements):
     def run(apps, schema_editor):
         # A raw cursor without parameters: PL/pgSQL's RAISE uses '%' placeholders of its own.
         with schema_editor.connection.cursor() as cursor:
-            for statement in statements_by_vendor.get(schema_editor.connection.vendor, []):
+            for statement in statements:
                 cursor.execute(statement)
 
     return run
@@ -112,9 +99,4 @@ def _run(statements_by_vendor):
 class Migration(migrations.Migration):
     dependencies = [("ledger", "0001_initial")]
 
-    operations = [
-        migrations.RunPython(
-            _run({"postgresql": POSTGRES_FORWARD, "sqlite": SQLITE_FORWARD}),
-            _run({"postgresql": POSTGRES_BACKWARD, "sqlite": SQLITE_BACKWARD}),
-        )
-    ]
+    operations = [migrations.RunPython(_run(POSTGRES_FORWARD), _run(POSTGRES_BACKWARD))]

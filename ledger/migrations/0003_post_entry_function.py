@@ -1,9 +1,9 @@
-"""`ledger_post_entry`: the whole posting of an entry in one round trip on PostgreSQL.
+"""`ledger_post_entry`: the whole posting of an entry in one round trip (`ledger.sql.post_entry`,
+called by `ledger.services.ledger_post`, the only way money moves).
 
-It does exactly what the Python path of `ledger.services.ledger_post` does (that path serves
-SQLite, and the tests run both on PostgreSQL): claim the idempotency key, update each account's
-cached balance in primary-key order (a player account never below zero), write the postings with
-their balance_after. It raises SQLSTATE LDG01 for insufficient funds and LDG02 for a missing account.
+Claim the idempotency key, update each account's cached balance in primary-key order (a player
+account never below zero), write the postings with their balance_after. It raises SQLSTATE LDG01
+for insufficient funds and LDG02 for a missing account.
 """
 
 from django.db import migrations
@@ -73,18 +73,16 @@ END $$;
 
 
 def forward(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        with schema_editor.connection.cursor() as cursor:
-            cursor.execute(FUNCTION)
+    with schema_editor.connection.cursor() as cursor:
+        cursor.execute(FUNCTION)
 
 
 def backward(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        with schema_editor.connection.cursor() as cursor:
-            cursor.execute(
-                "DROP FUNCTION IF EXISTS ledger_post_entry("
-                "text, text, text, text, text, text, text, text, bigint, bigint[], bigint[], text[])"
-            )
+    with schema_editor.connection.cursor() as cursor:
+        cursor.execute(
+            "DROP FUNCTION IF EXISTS ledger_post_entry("
+            "text, text, text, text, text, text, text, text, bigint, bigint[], bigint[], text[])"
+        )
 
 
 class Migration(migrations.Migration):

@@ -19,7 +19,7 @@ from ledger.selectors import player_wallet_summary
 from ledger.verification import ledger_verify
 from tests.factories import TableFactory, make_player
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
+pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parents[2]
 
 

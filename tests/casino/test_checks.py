@@ -46,6 +46,9 @@ def test_the_deploy_check_refuses_logins_with_the_demo_password(settings, monkey
     assert error.id == "casino.E002" and "admin, auditor, cashier, demo, operator" in error.msg
     with pytest.raises(SystemCheckError, match=r"casino\.E002"):
         call_command("check", deploy=True)
+    settings.DEMO_DATA = True  # a demo server, said so: its demo logins are meant
+    assert check_no_demo_password(None) == []
+    settings.DEMO_DATA = False
     for user in User.objects.filter(username__in=["admin", "auditor", "cashier", "demo", "operator"]):
         user.set_password("a long private passphrase")
         user.save()

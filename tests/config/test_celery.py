@@ -16,7 +16,7 @@ def _worker_task():
 
 def _connection_id():
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_backend_pid()" if connection.vendor == "postgresql" else "SELECT 1")
+        cursor.execute("SELECT pg_backend_pid()")
         return cursor.fetchone()[0], id(connection.connection)
 
 

@@ -62,9 +62,9 @@ def violations(page):
     page.add_init_script(REPORT_VIOLATIONS)
     page.on(
         "console",
-        lambda message: seen.append(message.text)
-        if message.type == "error" and "Content Security Policy" in message.text
-        else None,
+        lambda message: (
+            seen.append(message.text) if message.type == "error" and "Content Security Policy" in message.text else None
+        ),
     )
     return seen
 

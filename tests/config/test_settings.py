@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-UNSET = ("PLAY_MONEY", "OUTBOUND_ALLOW_PRIVATE", "DEMO_PASSWORD")
+UNSET = ("PLAY_MONEY", "OUTBOUND_ALLOW_PRIVATE", "DEMO_PASSWORD", "DEMO_DATA")
 
 
 def production_setting(name: str, **env: str) -> str:
@@ -18,8 +18,9 @@ def production_setting(name: str, **env: str) -> str:
     return result.stdout.strip()
 
 
-def test_play_money_and_private_outbound_addresses_are_off_unless_asked_for():
+def test_play_money_demo_data_and_private_outbound_addresses_are_off_unless_asked_for():
     assert production_setting("PLAY_MONEY") == "False"
     assert production_setting("PLAY_MONEY", PLAY_MONEY="true") == "True"
     assert production_setting("OUTBOUND_ALLOW_PRIVATE") == "False"
     assert production_setting("OUTBOUND_ALLOW_PRIVATE", OUTBOUND_ALLOW_PRIVATE="true") == "True"
+    assert production_setting("DEMO_DATA") == "False"

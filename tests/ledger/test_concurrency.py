@@ -13,7 +13,7 @@ from ledger.services import Actor, Line, house_account, ledger_post, player_acco
 from ledger.verification import ledger_verify
 from tests.factories import make_player
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def run_concurrently(count, work, workers=16):

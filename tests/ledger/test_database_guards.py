@@ -7,7 +7,7 @@ from django.db.utils import DatabaseError
 from ledger.models import JournalEntry, Posting
 from tests.factories import make_player
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def raw(sql, params=None):

@@ -215,7 +215,7 @@ def test_reality_check_figures(clock, table):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_rounds_never_overshoot_a_wager_limit(postgres_only):
+def test_concurrent_rounds_never_overshoot_a_wager_limit():
     table = TableFactory()
     player = make_player(balance=1_000_000, username="limited")
     limit_set(player=player, kind="wager", period="day", amount=10_000, caller=caller(player))

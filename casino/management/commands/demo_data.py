@@ -66,6 +66,7 @@ class Command(BaseCommand):
             "Demo data ready.\n"
             f"  player   demo / {DEMO_PASSWORD}  (1,000.00 EUR play money)\n"
             f"  staff    operator / {DEMO_PASSWORD}, auditor / {DEMO_PASSWORD}, admin / {DEMO_PASSWORD} (superuser)\n"
-            "           plus a TOTP code: `python manage.py staff_totp --username operator` shows the QR code\n"
-            "           to scan; on a demo server `... --code` prints the current code\n"
+            "           plus a TOTP code: `bin/manage staff_totp --username operator` shows the QR code\n"
+            "           to scan; on a demo server `bin/manage staff_totp --username operator --code`\n"
+            "           prints the current code\n"
         )

@@ -18,7 +18,7 @@ from ledger.verification import ledger_verify
 from tests.casino.helpers import set_next_round
 from tests.factories import TableFactory, make_player
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def run_concurrently(count, work, workers=16):

@@ -1,0 +1,93 @@
+"""Each statement of ledger/sql.py, on real PostgreSQL."""
+
+import psycopg
+import pytest
+from django.db import DatabaseError, connection, transaction
+
+from ledger import sql
+from ledger.models import AccountKind, JournalEntry, Posting
+from ledger.services import house_account, player_accounts_open
+from tests.factories import make_player
+
+pytestmark = pytest.mark.django_db
+
+
+def post(accounts, amounts, *, key="k", request_hash="h"):
+    return sql.post_entry(
+        idempotency_key=key, request_hash=request_hash, kind="stake", reason="r", actor_type="system",
+        actor_id="tests", reference_type="round", reference_id="1", reverses_id=None,
+        account_ids=[account.id for account in accounts], amounts=amounts,
+        currencies=[account.currency for account in accounts],
+    )  # fmt: skip
+
+
+def test_accounts_of_player_reads_both_of_the_players_accounts_in_their_currency():
+    player = make_player(balance=100)
+    wallet, in_play = player_accounts_open(player=player)
+    found = {account.kind: account for account in sql.accounts_of_player(player_id=player.pk, currency="EUR")}
+    assert {kind: account.pk for kind, account in found.items()} == {
+        AccountKind.PLAYER_WALLET: wallet.pk, AccountKind.PLAYER_IN_PLAY: in_play.pk,
+    }  # fmt: skip
+    assert found[AccountKind.PLAYER_WALLET].player_id == player.pk
+    assert sql.accounts_of_player(player_id=player.pk, currency="USD") == []
+
+
+def test_system_account_finds_a_shard_owned_by_no_one():
+    shard = house_account(currency="EUR", spread_by="x")
+    found = sql.system_account(kind="house", currency="EUR", shard=shard.shard)
+    assert (found.pk, found.kind, found.player_id, found.partner_id) == (shard.pk, "house", None, None)
+    assert sql.system_account(kind="house", currency="GBP", shard=shard.shard) is None
+
+
+def test_post_entry_writes_the_entry_its_balances_and_postings_once_per_key():
+    player = make_player(balance=1_000)
+    wallet, in_play = player_accounts_open(player=player)
+    entry_id, existing = post([wallet, wallet, in_play], [-100, -200, 300])
+    assert existing is None
+    entry = JournalEntry.objects.get(pk=entry_id)
+    assert (entry.idempotency_key, entry.request_hash, entry.kind, entry.reference_id) == ("k", "h", "stake", "1")
+    rows = list(Posting.objects.filter(entry=entry).order_by("id").values_list("account_id", "direction", "amount",
+                                                                                "balance_after"))  # fmt: skip
+    assert rows == [(wallet.pk, "D", 100, 900), (wallet.pk, "D", 200, 700), (in_play.pk, "C", 300, 300)]
+    assert post([wallet, in_play], [-5, 5], request_hash="other") == (entry_id, "h")  # the key is taken
+    wallet.refresh_from_db()
+    assert wallet.balance == 700
+
+
+@pytest.mark.parametrize(
+    ("accounts", "sqlstate"), [("overdraw", sql.INSUFFICIENT_FUNDS), ("missing", sql.MISSING_ACCOUNT)]
+)
+def test_post_entry_refuses_with_its_sqlstate_and_writes_nothing(accounts, sqlstate):
+    player = make_player(balance=1_000)
+    wallet, in_play = player_accounts_open(player=player)
+    entries = JournalEntry.objects.count()
+    if accounts == "missing":
+        in_play.id = 10**12
+    with pytest.raises(DatabaseError) as refused, transaction.atomic():
+        post([wallet, in_play], [-1_001, 1_001] if accounts == "overdraw" else [-1, 1])
+    assert refused.value.__cause__.sqlstate == sqlstate
+    assert JournalEntry.objects.count() == entries
+
+
+@pytest.mark.django_db(transaction=True)
+def test_seal_lock_holds_off_a_second_sealer_until_commit():
+    settings = connection.settings_dict
+    with transaction.atomic():
+        sql.seal_lock()
+        with psycopg.connect(host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"],
+                             password=settings["PASSWORD"], dbname=settings["NAME"]) as other:  # fmt: skip
+            assert other.execute("SELECT pg_try_advisory_lock(%s)", [sql.SEAL_LOCK_ID]).fetchone() == (False,)
+    with psycopg.connect(host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"],
+                         password=settings["PASSWORD"], dbname=settings["NAME"]) as other:  # fmt: skip
+        assert other.execute("SELECT pg_try_advisory_lock(%s)", [sql.SEAL_LOCK_ID]).fetchone() == (True,)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_snapshot_read_only_makes_a_repeatable_read_transaction_that_writes_nothing():
+    with transaction.atomic():
+        sql.snapshot_read_only()
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW transaction_isolation")
+            assert cursor.fetchone() == ("repeatable read",)
+            cursor.execute("SHOW transaction_read_only")
+            assert cursor.fetchone() == ("on",)
