@@ -5,11 +5,23 @@ import uuid
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 
+from accounts.usernames import username_skeleton
 from core.outbound import outbound_url_validate
 
 
 class User(AbstractUser):
     """A person who signs in: a player (with a `player` profile) or a staff member."""
+
+    # What the name reads like (accounts/usernames.py): a sign-up whose skeleton is taken is refused.
+    username_skeleton = models.CharField(max_length=600, db_index=True, editable=False, default="")
+
+    def save(self, *args, **kwargs):
+        # Every way a user is made (sign-up, partners, the admin, commands) keeps it current.
+        self.username_skeleton = username_skeleton(self.username)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "username" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "username_skeleton"}
+        super().save(*args, **kwargs)
 
 
 class Partner(models.Model):
@@ -67,16 +79,18 @@ class PartnerNonce(models.Model):
         return f"{self.partner_id}:{self.nonce}"
 
 
+class TransferDirection(models.TextChoices):
+    IN = "in", "in"
+    OUT = "out", "out"
+
+
 class Transfer(models.Model):
     """Money a partner moves into (`in`) or out of (`out`) one of its players' wallets."""
-
-    IN = "in"
-    OUT = "out"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     partner = models.ForeignKey(Partner, on_delete=models.PROTECT, related_name="transfers")
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="transfers")
-    direction = models.CharField(max_length=3, choices=[(IN, "in"), (OUT, "out")])
+    direction = models.CharField(max_length=3, choices=TransferDirection.choices)
     amount = models.PositiveBigIntegerField()
     currency = models.CharField(max_length=3)
     reference = models.CharField(max_length=128)

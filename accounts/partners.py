@@ -11,19 +11,23 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from accounts.models import Partner, PartnerNonce, Player, Transfer
+from accounts.models import Partner, PartnerNonce, Player, Transfer, TransferDirection
+from accounts.services import player_create
+from core.actors import Actor, ActorType
 from core.audit import audit_record
 from core.errors import InvalidInput, NotFound, SignatureInvalid, WalletCurrencyMismatch
 from core.outbound import request_signature  # the one recipe, for requests both ways
-from ledger.models import ActorType
-from ledger.money import minor_units
-from ledger.services import Actor, partner_transfer_post
+from ledger.money import CURRENCIES
+from ledger.services import partner_transfer_post
 from protection.services import protection_check_deposit
 
 CLOCK_SKEW_S = 300
-NONCE_PATTERN = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
-EXTERNAL_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.:@-]{1,128}$")
-CURRENCY_PATTERN = re.compile(r"^[A-Z]{3}$")
+# Each header is checked for its form before it is used: a header is any text a client sends.
+KEY_PATTERN = re.compile(r"\A[A-Za-z0-9_-]{1,64}\Z")
+TIMESTAMP_PATTERN = re.compile(r"\A[0-9]{1,12}\Z")  # digits only: no sign, spaces or underscores
+NONCE_PATTERN = re.compile(r"\A[A-Za-z0-9_-]{8,64}\Z")
+SIGNATURE_PATTERN = re.compile(r"\A[0-9A-Fa-f]{64}\Z")
+EXTERNAL_ID_PATTERN = re.compile(r"\A[A-Za-z0-9_.:@-]{1,128}\Z")
 
 
 def partner_authenticate(
@@ -34,13 +38,15 @@ def partner_authenticate(
     wrong signature, a timestamp more than 300 s off, or a nonce this key already used."""
     if not (key_id and timestamp and nonce and signature):
         raise SignatureInvalid(gettext("X-Partner-Key, X-Timestamp, X-Nonce and X-Signature are all required"))
+    if not KEY_PATTERN.match(key_id):
+        raise SignatureInvalid(gettext("X-Partner-Key is the key id the partner was given"))
     if not NONCE_PATTERN.match(nonce):
         raise SignatureInvalid(gettext("X-Nonce is 8 to 64 characters of [A-Za-z0-9_-]"))
-    try:
-        sent_at = int(timestamp)
-    except ValueError:
-        raise SignatureInvalid(gettext("X-Timestamp is a Unix time in seconds")) from None
-    if abs(time.time() - sent_at) > CLOCK_SKEW_S:
+    if not TIMESTAMP_PATTERN.match(timestamp):
+        raise SignatureInvalid(gettext("X-Timestamp is a Unix time in seconds"))
+    if not SIGNATURE_PATTERN.match(signature):
+        raise SignatureInvalid(gettext("X-Signature is 64 hexadecimal digits"))
+    if abs(time.time() - int(timestamp)) > CLOCK_SKEW_S:
         raise SignatureInvalid(gettext("X-Timestamp is more than 300 seconds away from the server's clock"))
     partner = Partner.objects.filter(key_id=key_id, is_active=True).first()
     expected = request_signature(
@@ -71,11 +77,10 @@ def partner_player_get(*, partner: Partner, external_id: str) -> Player:
     return player
 
 
-def partner_player_upsert(*, partner: Partner, external_id: str, currency: object) -> tuple[Player, bool]:
-    """Create the partner's player if new; return it either way (and whether it was created)."""
-    from accounts.services import player_create
-
-    if not EXTERNAL_ID_PATTERN.match(external_id or ""):
+def partner_player_upsert(*, partner: Partner, external_id: str, currency: str | None) -> tuple[Player, bool]:
+    """Create the partner's player if new (its wallet in `currency`); return it either way (and
+    whether it was created)."""
+    if not EXTERNAL_ID_PATTERN.match(external_id):
         raise InvalidInput(gettext("external_id is 1 to 128 characters of [A-Za-z0-9_.:@-]"))
     existing = Player.objects.filter(partner=partner, external_id=external_id).first()
     if existing is not None:
@@ -84,8 +89,8 @@ def partner_player_upsert(*, partner: Partner, external_id: str, currency: objec
                 gettext("the player's wallet is in %(currency)s") % {"currency": existing.currency}
             )
         return existing, False
-    if not isinstance(currency, str) or not CURRENCY_PATTERN.match(currency):
-        raise InvalidInput(gettext("currency is an ISO 4217 code such as EUR"))
+    if currency not in CURRENCIES:
+        raise InvalidInput(gettext("currency is an ISO 4217 code with cents, such as EUR"))
     try:
         with transaction.atomic():
             player = player_create(
@@ -100,25 +105,21 @@ def partner_player_upsert(*, partner: Partner, external_id: str, currency: objec
 
 
 def partner_transfer(
-    *, partner: Partner, player: Player, direction: object, amount: object, reference: object
+    *, partner: Partner, player: Player, direction: TransferDirection, amount: int, reference: str
 ) -> Transfer:
-    """Move money between the partner's settlement account and the player's wallet."""
-    if direction not in (Transfer.IN, Transfer.OUT):
-        raise InvalidInput(gettext('direction is "in" or "out"'))
-    amount = minor_units(amount)
-    if not isinstance(reference, str) or not 1 <= len(reference) <= 128 or not reference.isprintable():
-        raise InvalidInput(gettext("reference is 1 to 128 printable characters"))
+    """Move money between the partner's settlement account and the player's wallet (`amount`
+    positive minor units; `reference` the partner's, printable)."""
     with transaction.atomic():
-        if direction == Transfer.IN:
+        if direction is TransferDirection.IN:
             protection_check_deposit(player=player, amount=amount)
         transfer = Transfer(partner=partner, player=player, direction=direction, amount=amount,
                             currency=player.currency, reference=reference)  # fmt: skip
         transfer.entry = partner_transfer_post(
-            partner=partner, player=player, amount=amount, into_wallet=direction == Transfer.IN,
-            idempotency_key=f"transfer:{transfer.id}", actor=Actor(ActorType.PARTNER, str(partner.pk)),
+            partner=partner, player=player, amount=amount, into_wallet=direction is TransferDirection.IN,
+            idempotency_key=f"transfer:{transfer.id}", actor=Actor.partner(partner),
             reason=f"partner reference {reference}", reference_id=str(transfer.id),
         )  # fmt: skip
         transfer.save(force_insert=True)
-        audit_record(actor_type=ActorType.PARTNER, actor_id=partner.pk, action=f"transfer.{direction}",
+        audit_record(actor_type=ActorType.PARTNER, actor_id=partner.pk, action=f"transfer.{direction.value}",
                      obj_type="transfer", obj_id=transfer.id, amount=amount, reference=reference)  # fmt: skip
     return transfer

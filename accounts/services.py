@@ -2,22 +2,33 @@
 
 from __future__ import annotations
 
+import hashlib
 import secrets
+import unicodedata
 
+from django.conf import settings
+from django.contrib.auth import authenticate, login
 from django.contrib.auth.models import Group, Permission
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils.translation import gettext, gettext_lazy
+from django_otp.plugins.otp_totp.models import TOTPDevice
+from rest_framework.authtoken.models import Token
 
 from accounts.models import Partner, Player, User
 from accounts.roles import AUDITOR, OPERATOR, SUPPORT
+from accounts.usernames import username_is_valid, username_look_alikes, username_normalize
+from core.actors import Actor, ActorType
 from core.attempts import attempt_failed, attempts_clear, attempts_exhausted
 from core.audit import audit_record
-from core.errors import InvalidInput, TooManyAttempts, UsernameTaken
+from core.errors import InvalidCredentials, InvalidInput, NotAPlayer, TooManyAttempts, UsernameTaken
 from core.outbound import outbound_url_validate
-from ledger.services import player_accounts_open
+from ledger.money import format_money
+from ledger.selectors import player_wallet_summary
+from ledger.services import player_accounts_open, wallet_deposit
+from protection.services import protection_check_deposit, session_start
 
 # app_label.codename per role; auditors get every "view" permission of the audited apps.
 ROLE_PERMISSIONS: dict[str, set[str]] = {
@@ -101,49 +112,77 @@ def _address(request) -> str:
     return (request.META.get("REMOTE_ADDR", "") if request is not None else "")[:45]
 
 
-def player_signup(*, username: object, password: object, email: object = "", request=None) -> Player:
-    """A player signing up on their own: validated username, password and e-mail. Sign-ups from
-    one address are counted, successful or not, and refused beyond SIGN_UPS_ALLOWED."""
+EMAIL_MAX_LENGTH = User._meta.get_field("email").max_length
+PASSWORD_MAX_LENGTH = 256  # hashing costs CPU per character: a sign-in is no place for megabytes
+
+
+def _encodable(text: str) -> bool:
+    """Text the database and the password hasher can hold: UTF-8 (no lone surrogate) without NUL."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return "\x00" not in text
+
+
+def _has_control_characters(text: str) -> bool:
+    return any(unicodedata.category(ch) in ("Cc", "Cs") for ch in text)
+
+
+def _lock_name(skeleton: str) -> None:
+    """Inside the sign-up's transaction: one sign-up per skeleton at a time, so two people cannot
+    take look-alike names at once."""
+    key = int.from_bytes(hashlib.sha256(f"username\n{skeleton}".encode()).digest()[:8], "big", signed=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+
+
+def player_signup(*, username: str, password: str, email: str = "", request=None) -> Player:
+    """A player signing up on their own (the API and the web form): a valid username, normalised
+    (NFKC) and not reading like one taken (accounts/usernames.py), a strong password without
+    control characters, an e-mail the account can hold. Sign-ups from one address are counted,
+    successful or not, and refused beyond SIGN_UPS_ALLOWED."""
     attempts = f"signup:{_address(request)}"
     if attempts_exhausted(key=attempts, limit=SIGN_UPS_ALLOWED):
         raise TooManyAttempts(gettext("Too many sign-ups from this address. Wait a few minutes and try again."))
     attempt_failed(key=attempts)
-    if (
-        not isinstance(username, str)
-        or not 3 <= len(username) <= 150
-        or not username.replace("_", "").replace(".", "").replace("-", "").isalnum()
-    ):
+    username = username_normalize(username) if _encodable(username) else ""
+    if not username_is_valid(username):
         raise InvalidInput(gettext("a username is 3 to 150 letters, digits, '.', '_' or '-'"))
-    if not isinstance(password, str):
-        raise InvalidInput(gettext("a password is required"))
-    email = email or ""
-    if not isinstance(email, str):
-        raise InvalidInput(gettext("email must be a string"))
+    if not password or len(password) > PASSWORD_MAX_LENGTH or not _encodable(password):
+        raise InvalidInput(gettext("a password is 1 to %(max)s characters") % {"max": PASSWORD_MAX_LENGTH})
+    if _has_control_characters(password):
+        raise InvalidInput(gettext("a password cannot hold control characters"))
+    if len(email) > EMAIL_MAX_LENGTH or not _encodable(email):
+        raise InvalidInput(gettext("an e-mail address is at most %(max)s characters") % {"max": EMAIL_MAX_LENGTH})
     try:
         if email:
             validate_email(email)
         validate_password(password, user=User(username=username, email=email))
     except ValidationError as exc:
         raise InvalidInput(" ".join(exc.messages)) from None
-    if User.objects.filter(username__iexact=username).exists():
-        raise UsernameTaken()
-    player = player_create(username=username, password=password, email=email)
-    audit_record(
-        actor_type="player", actor_id=player.pk, action="player.signed_up", obj_type="player", obj_id=player.pk
-    )
+    look_alikes = username_look_alikes(username)
+    with transaction.atomic():
+        for skeleton in sorted(look_alikes):
+            _lock_name(skeleton)
+        if User.objects.filter(username_skeleton__in=look_alikes).exists():
+            raise UsernameTaken()
+        player = player_create(username=username, password=password, email=email)
+        audit_record(
+            actor_type=ActorType.PLAYER, actor_id=player.pk, action="player.signed_up", obj_type="player",
+            obj_id=player.pk,
+        )  # fmt: skip
     return player
 
 
-def user_authenticate(*, request, username: object, password: object):
-    """The active user with these credentials, or None. Anything but two strings is invalid input.
-    Failures are counted per address and username: beyond SIGN_IN_FAILURES_ALLOWED in the window
-    every attempt is refused (`TooManyAttempts`), the right password too, to slow down guessing."""
-    from django.contrib.auth import authenticate
-
-    if not isinstance(username, str) or not isinstance(password, str):
-        raise InvalidInput(gettext("username and password are strings"))
-    if "\x00" in username or "\x00" in password:
-        return None  # no account has such a name, and PostgreSQL text cannot hold NUL
+def user_authenticate(*, request, username: str, password: str) -> User | None:
+    """The active user with these credentials, or None. The username is read as sign-up stores it
+    (NFKC). Failures are counted per address and username: beyond SIGN_IN_FAILURES_ALLOWED in the
+    window every attempt is refused (`TooManyAttempts`), the right password too, to slow down
+    guessing."""
+    if not _encodable(username) or not _encodable(password) or len(password) > PASSWORD_MAX_LENGTH:
+        return None  # no account has such a name or password
+    username = username_normalize(username)
     attempts = f"signin:{_address(request)}:{username.lower()}"
     if attempts_exhausted(key=attempts, limit=SIGN_IN_FAILURES_ALLOWED):
         raise TooManyAttempts(gettext("Too many failed attempts. Wait a few minutes and try again."))
@@ -153,6 +192,32 @@ def user_authenticate(*, request, username: object, password: object):
         return None
     attempts_clear(key=attempts)
     return user
+
+
+def user_token_sign_in(*, request, username: str, password: str) -> str:
+    """Sign in for the token API: the user's token (made on first use); a player's sign-in also
+    starts a new reality-check session."""
+    user = user_authenticate(request=request, username=username, password=password)
+    if user is None:
+        raise InvalidCredentials()
+    token, _ = Token.objects.get_or_create(user=user)
+    player = getattr(user, "player", None)
+    if player is not None:
+        session_start(player=player)
+    return token.key
+
+
+def user_session_sign_in(*, request, username: str, password: str) -> Player:
+    """Sign in with the session cookie (the web front end). Only a player may play."""
+    user = user_authenticate(request=request, username=username, password=password)
+    if user is None:
+        raise InvalidCredentials()
+    login(request, user)
+    player = getattr(user, "player", None)
+    if player is None:
+        raise NotAPlayer()
+    session_start(player=player)
+    return player
 
 
 PLAY_MONEY_TOP_UPS = (10_000, 50_000, 100_000)  # the amounts a player may add in play-money mode
@@ -165,16 +230,9 @@ class PlayMoneyOff(InvalidInput):
     title = gettext_lazy("This service plays with real money: top-ups come from the casino.")
 
 
-def player_play_money_top_up(*, player: Player, amount: object, idempotency_key: str) -> int:
+def player_play_money_top_up(*, player: Player, amount: int, idempotency_key: str) -> int:
     """Play money into the wallet (demo mode only): one of the offered amounts, never above the
     ceiling, and refused like a real deposit by a time-out, a self-exclusion or a deposit limit."""
-    from django.conf import settings
-
-    from ledger.models import ActorType
-    from ledger.selectors import player_wallet_summary
-    from ledger.services import Actor, wallet_deposit
-    from protection.services import protection_check_deposit
-
     if not settings.PLAY_MONEY:
         raise PlayMoneyOff()
     if amount not in PLAY_MONEY_TOP_UPS or type(amount) is not int:
@@ -183,14 +241,12 @@ def player_play_money_top_up(*, player: Player, amount: object, idempotency_key:
         protection_check_deposit(player=player, amount=amount)
         balance = player_wallet_summary(player=player)["balance"]
         if balance + amount > PLAY_MONEY_CEILING:
-            from ledger.money import format_money
-
             ceiling = format_money(PLAY_MONEY_CEILING, player.currency)
             raise InvalidInput(
                 gettext("play money tops up to at most %(ceiling)s; play some of it first") % {"ceiling": ceiling}
             )
         wallet_deposit(player=player, amount=amount, idempotency_key=idempotency_key,
-                       actor=Actor(ActorType.PLAYER, str(player.pk)), reason="play money top-up")  # fmt: skip
+                       actor=Actor.player(player), reason="play money top-up")  # fmt: skip
         audit_record(actor_type=ActorType.PLAYER, actor_id=player.pk, action="wallet.play_money_top_up",
                      obj_type="player", obj_id=player.pk, amount=amount)  # fmt: skip
     return amount
@@ -199,8 +255,6 @@ def player_play_money_top_up(*, player: Player, amount: object, idempotency_key:
 def staff_totp_enroll(*, username: str, replace: bool = False):
     """A confirmed TOTP device for a staff member (their second factor in the back office).
     An existing device is kept unless `replace` (a lost phone): then every old one is deleted."""
-    from django_otp.plugins.otp_totp.models import TOTPDevice
-
     user = User.objects.filter(username=username, is_staff=True).first()
     if user is None:
         raise InvalidInput(gettext("no staff user %(name)r") % {"name": username})
@@ -217,8 +271,6 @@ def staff_totp_enroll(*, username: str, replace: bool = False):
 
 def player_language_set(*, player: Player, language: str) -> None:
     """Save the player's language, one of settings.LANGUAGES."""
-    from django.conf import settings
-
     if language not in dict(settings.LANGUAGES):
         raise InvalidInput(gettext("unknown language %(code)r") % {"code": language})
     if player.language != language:

@@ -113,7 +113,8 @@ def main() -> None:
     subprocess.run(["redis-cli", "-n", "14", "flushdb"], check=True, capture_output=True)
     setup = (
         "from accounts.services import player_create; from casino.models import Table; "
-        "from ledger.services import Actor, wallet_deposit; from rest_framework.authtoken.models import Token; "
+        "from core.actors import Actor; from ledger.services import wallet_deposit; "
+        "from rest_framework.authtoken.models import Token; "
         "t = Table.objects.create(name='Bench', min_bet=100, max_bet=100000, bet_step=100, max_tie_bet=0, "
         "decision_timeout_s=1); "
         "tokens = []\n"

@@ -32,8 +32,9 @@ def _writer(args) -> int:
     url, writer, start_at, seconds, hot = args
     _setup(url)
     from accounts.models import Player
+    from core.actors import Actor
     from ledger.models import EntryKind
-    from ledger.services import Actor, Line, house_account, ledger_post, player_accounts_open
+    from ledger.services import Line, house_account, ledger_post, player_accounts_open
 
     player = Player.objects.get(user__username="hot" if hot else f"w{writer}")
     wallet, in_play = player_accounts_open(player=player)
@@ -67,7 +68,8 @@ def main() -> None:
     url = fresh_database("bench_ledger")
     _setup(url)
     from accounts.services import player_create
-    from ledger.services import Actor, wallet_deposit
+    from core.actors import Actor
+    from ledger.services import wallet_deposit
 
     for name in ["hot", *(f"w{n}" for n in range(16))]:
         player = player_create(username=name, password=None)

@@ -6,7 +6,8 @@ import uuid
 
 from django.db import connection
 
-from casino.engine import card, server_seed_hash, shoe
+from casino.engine import ALL_CARDS, HmacStream, card, server_seed_hash, shoe, shuffle, verify_round
+from casino.engine.war import PRESETS, StealView
 from casino.models import Match, MatchStatus, Round, RoundStatus, SeedPair, Table
 from casino.odds import casino_war_odds, decision_values
 from core.rows import instances_from_row, select_list
@@ -161,10 +162,6 @@ def fairness_representation(*, player, active: SeedPair) -> dict:
 
 def round_verification(round_: Round) -> str:
     """Recompute the round's cards from its revealed seed, as a player would."""
-    from casino.engine import shuffle as engine_shuffle
-    from casino.engine.fairness import HmacStream
-    from casino.engine.verify import verify_round
-
     pair = round_.seed_pair
     if pair.revealed_at is None:
         return "the seed is not revealed yet"
@@ -172,7 +169,7 @@ def round_verification(round_: Round) -> str:
     if rules.get("shuffle") == "persistent":
         cards = [
             c.code
-            for c in engine_shuffle(
+            for c in shuffle(
                 shoe(rules["decks"]), HmacStream(pair.server_seed, pair.client_seed, round_.shoe_nonce)
             )
         ]
@@ -203,9 +200,6 @@ def match_get(*, match_id: str, player) -> Match | None:
 
 def match_representation(match: Match, replay) -> dict:
     """The match with its deal, battles, full event log and, in Steal War, the pending question."""
-    from casino.engine.cards import ALL_CARDS
-    from casino.engine.war import StealView
-
     pending = replay.pending
     question = None
     if isinstance(pending, StealView):
@@ -250,8 +244,6 @@ def match_representation(match: Match, replay) -> dict:
 
 
 def war_presets() -> list[dict]:
-    from casino.engine.war import PRESETS
-
     return [
         {
             "name": p.name,

@@ -5,8 +5,8 @@ from celery import shared_task
 
 from casino.services.matches import matches_purge
 from casino.services.rounds import rounds_decide_timed_out
-from casino.services.settlement import round_settle, rounds_settle_due, rounds_settle_overdue
-from casino.services.webhooks import webhook_deliver, webhooks_deliver_due
+from casino.services.settlement import SETTLE_DUE_TASK, round_settle, rounds_settle_due, rounds_settle_overdue
+from casino.services.webhooks import DELIVER_WEBHOOK_TASK, webhook_deliver, webhooks_deliver_due
 
 
 @shared_task(name="casino.settle_round", acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=5)
@@ -14,7 +14,7 @@ def settle_round_task(round_id: str) -> bool:
     return round_settle(round_id=round_id)
 
 
-@shared_task(name="casino.settle_due", acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=5)
+@shared_task(name=SETTLE_DUE_TASK, acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=5)
 def settle_due_task() -> int:
     return rounds_settle_due()
 
@@ -29,7 +29,7 @@ def decide_timed_out_task() -> int:
     return rounds_decide_timed_out()
 
 
-@shared_task(name="casino.deliver_webhook", acks_late=True)
+@shared_task(name=DELIVER_WEBHOOK_TASK, acks_late=True)
 def deliver_webhook_task(delivery_id: str) -> bool:
     return webhook_deliver(delivery_id=delivery_id)
 

@@ -144,11 +144,14 @@ STORAGES = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "casino.api.authentication.PlayerTokenAuthentication",
+        "accounts.authentication.PlayerTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # JSON in and out, nothing else (a form or multipart body is 415): API.md, and client generators.
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.JsonParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_SCHEMA_CLASS": "core.schema.AutoSchema",
     "EXCEPTION_HANDLER": "core.problems.problem_exception_handler",
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("THROTTLE_ANON", "120/min"),
@@ -165,14 +168,17 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "ENUM_NAME_OVERRIDES": {
         "DecisionActionEnum": ["war", "surrender"],
-        "LimitKindEnum": ["deposit", "loss", "wager"],
-        "ExclusionKindEnum": ["timeout", "self_exclusion"],
+        "LimitKindEnum": "protection.models.LimitKind",
+        "ExclusionKindEnum": "protection.models.ExclusionKind",
+        "TransferDirectionEnum": "accounts.models.TransferDirection",
     },
     "COMPONENT_SPLIT_REQUEST": True,
     # /api/docs/ serves Swagger UI from drf-spectacular-sidecar's static files: offline, same origin.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Problems every operation can answer, and nullable fields as strict OpenAPI 3.0 reads them.
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "core.schema.strict_openapi"],
 }
 
 # Redis: the Celery broker and the cache. Without it, settlement runs in-process.
@@ -206,6 +212,7 @@ CELERY_BEAT_SCHEDULE = {
     "decide-timed-out-rounds": {"task": "casino.decide_timed_out", "schedule": 2.0},
     "deliver-due-webhooks": {"task": "casino.deliver_due_webhooks", "schedule": 10.0},
     "purge-idempotency-records": {"task": "core.purge_idempotency_records", "schedule": crontab(minute=17)},
+    "purge-partner-nonces": {"task": "accounts.purge_partner_nonces", "schedule": crontab(minute=19)},
     "purge-war-matches": {"task": "casino.purge_matches", "schedule": crontab(minute=23, hour=4)},
     "ledger-seal": {"task": "ledger.tasks.ledger_seal_task", "schedule": 5.0},
     "ledger-verify-nightly": {

@@ -14,7 +14,7 @@ urlpatterns = [
     path("admin/reports/ggr/", backoffice.ggr, name="reports-ggr"),
     path("admin/reports/rtp/", backoffice.rtp, name="reports-rtp"),
     path("admin/", admin.site.urls),
-    path("api/v1/", include("casino.api.urls")),
+    path("api/v1/", include("config.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # Swagger UI with its start-up script as a file of its own (`?script`), not inline: the CSP allows none.
     path(

@@ -137,3 +137,14 @@ class TooManyAttempts(ServiceError):
 class UsernameTaken(InvalidInput):
     code = "username_taken"
     title = gettext_lazy("This username is taken.")
+
+
+class InvalidCredentials(InvalidInput):
+    code = "invalid_credentials"
+    title = gettext_lazy("The username or the password is wrong.")
+
+
+class NotAPlayer(ServiceError):
+    code = "not_a_player"
+    status = 403
+    title = gettext_lazy("This login has no player wallet.")

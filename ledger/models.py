@@ -12,6 +12,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from core.actors import ActorType
+
 
 class AccountKind(models.TextChoices):
     PLAYER_WALLET = "player_wallet", "Player wallet"
@@ -56,11 +58,11 @@ class Account(models.Model):
                 name="account_one_per_system_shard",
             ),
             models.CheckConstraint(
-                condition=~Q(kind__in=["player_wallet", "player_in_play"]) | Q(balance__gte=0),
+                condition=~Q(kind__in=GUARDED_KINDS) | Q(balance__gte=0),
                 name="account_player_balance_not_negative",
             ),
             models.CheckConstraint(
-                condition=Q(kind__in=["player_wallet", "player_in_play"], player__isnull=False)
+                condition=Q(kind__in=GUARDED_KINDS, player__isnull=False)
                 | Q(kind="partner_settlement", partner__isnull=False)
                 | Q(kind__in=["house", "outside_world"], player__isnull=True, partner__isnull=True),
                 name="account_owner_matches_kind",
@@ -82,13 +84,6 @@ class EntryKind(models.TextChoices):
     TRANSFER_OUT = "transfer_out", "Partner transfer out"
     ADJUSTMENT = "adjustment", "Operator adjustment"
     REVERSAL = "reversal", "Reversal"
-
-
-class ActorType(models.TextChoices):
-    PLAYER = "player", "Player"
-    PARTNER = "partner", "Partner"
-    OPERATOR = "operator", "Operator"
-    SYSTEM = "system", "System job"
 
 
 class JournalEntry(models.Model):

@@ -1,7 +1,8 @@
 """Money: an integer number of minor units and an ISO 4217 currency. Never a float.
 
-The one rounding rule of the service: an amount split in two gives the smaller half to the
-player (`half_for_player`), as the rule book's surrender does.
+The service holds the ISO 4217 currencies that have cents (`CURRENCIES`, from the `iso4217`
+package's copy of the standard's table), so every amount has two minor digits. The one rounding
+rule of the games (a surrender's half) is the engine's: `casino.engine.casino_war.half_for_player`.
 
 The one way to write money for people (mirrored in web/static/web/app.js): English puts the
 symbol first with a comma for thousands (`€1,234.50`); Portuguese and Spanish put it after, with
@@ -14,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import iso4217
 from django.utils.translation import get_language, gettext
 
 from core.errors import CurrencyMismatch, InvalidAmount
@@ -79,14 +81,10 @@ class Money:
         return {"amount": self.amount, "currency": self.currency}
 
 
-def half_for_player(amount: int) -> int:
-    """Of an odd number of minor units the player gets the smaller half."""
-    return amount // 2
-
-
 # --- Written for people -------------------------------------------------------------------------
 SYMBOLS = {"EUR": "€", "USD": "$", "GBP": "£", "BRL": "R$"}
 MINOR_DIGITS = 2  # every currency the service holds has cents
+CURRENCIES = frozenset(c.code for c in iso4217.Currency if c.exponent == MINOR_DIGITS)
 
 
 def _separators(language: str) -> tuple[str, str]:

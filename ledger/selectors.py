@@ -28,6 +28,17 @@ def account_lines(*, account: Account):
     return Posting.objects.filter(account=account).select_related("entry").order_by("-entry_id", "-id")
 
 
+def player_wallet_lines(*, player):
+    """The lines of the player's wallet (the account whose total is its balance), newest first."""
+    return (
+        Posting.objects.filter(
+            account__player=player, account__kind=AccountKind.PLAYER_WALLET, account__currency=player.currency
+        )
+        .select_related("entry")
+        .order_by("-entry_id", "-id")
+    )
+
+
 def house_balance(*, currency: str) -> int:
     """The house bankroll: the sum of its shards."""
     return Account.objects.filter(kind=AccountKind.HOUSE, currency=currency).aggregate(

@@ -14,6 +14,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from core.actors import Actor
 from core.errors import (
     CurrencyMismatch,
     IdempotencyConflict,
@@ -26,7 +27,6 @@ from ledger import sql
 from ledger.models import (
     Account,
     AccountKind,
-    ActorType,
     Adjustment,
     AdjustmentStatus,
     EntryKind,
@@ -38,18 +38,6 @@ from ledger.money import MAX_MINOR_UNITS, minor_units
 
 HOUSE_SHARDS = 32
 GENESIS_HASH = "0" * 64
-
-
-@dataclass(frozen=True, slots=True)
-class Actor:
-    """Who caused a movement: a player, a partner, an operator (staff user) or a system job."""
-
-    type: ActorType
-    id: str
-
-    @classmethod
-    def system(cls, job: str) -> Actor:
-        return cls(ActorType.SYSTEM, job)
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,7 +284,7 @@ def adjustment_approve(*, adjustment: Adjustment, approved_by) -> Adjustment:
             idempotency_key=f"adjustment:{adjustment.pk}",
             kind=EntryKind.ADJUSTMENT,
             lines=[Line(house, -adjustment.amount), Line(wallet, adjustment.amount)],
-            actor=Actor(ActorType.OPERATOR, str(approved_by.pk)),
+            actor=Actor.operator(approved_by),
             reason=f"{adjustment.reason} (proposed by {adjustment.proposed_by}, approved by {approved_by})",
             reference_type="adjustment",
             reference_id=str(adjustment.pk),

@@ -5,12 +5,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.db import connection
-from django.db.models import F, Sum
+from django.db.models import Count, Q, Sum
 from django.db.models.functions import Coalesce
 
 from core import clock
 from core.times import rfc3339
-from ledger.models import AccountKind, Direction, EntryKind, Posting
+from ledger.models import AccountKind, EntryKind, Posting
+from ledger.selectors import SIGNED
 from protection.models import PERIOD_DAYS, Exclusion, LimitKind, LimitPeriod, PlayerLimit, RealityCheck
 
 
@@ -65,36 +66,35 @@ def exclusion_active(*, player, at=None) -> Exclusion | None:
     return Exclusion.objects.filter(player=player, starts_at__lte=at, ends_at__gt=at).order_by("-ends_at").first()
 
 
-def wagered_since(*, player, since) -> int:
-    from casino.models import Round
+def _wallet_postings(*, player, since, kinds):
+    """The postings of the player's wallet made since `since` by entries of these kinds."""
+    return Posting.objects.filter(
+        account__player=player, account__kind=AccountKind.PLAYER_WALLET, entry__kind__in=kinds,
+        entry__created_at__gte=since,
+    )  # fmt: skip
 
-    return Round.objects.filter(player=player, created_at__gte=since).aggregate(
-        total=Coalesce(Sum(F("main_bet") + F("tie_bet") + F("raise_bet")), 0)
-    )["total"]
+
+def _signed_total(postings) -> int:
+    return postings.aggregate(total=Coalesce(Sum(SIGNED), 0))["total"]
+
+
+def wagered_since(*, player, since) -> int:
+    """Stakes that left the wallet in the window: main and tie bets, and raises to go to war."""
+    return -_signed_total(_wallet_postings(player=player, since=since, kinds=[EntryKind.STAKE]))
 
 
 def net_loss_since(*, player, since) -> int:
-    """What the player has lost (>= 0) in the window: resolved rounds' nets, and the stakes of
-    rounds still waiting for a decision counted as lost (the cautious reading)."""
-    from casino.models import Round, RoundStatus
-
-    rounds = Round.objects.filter(player=player, created_at__gte=since)
-    net = rounds.exclude(status=RoundStatus.AWAITING_DECISION).aggregate(total=Coalesce(Sum("net"), 0))["total"]
-    waiting = rounds.filter(status=RoundStatus.AWAITING_DECISION).aggregate(
-        total=Coalesce(Sum(F("main_bet") + F("tie_bet")), 0)
-    )["total"]
-    return max(0, -net + waiting)
+    """What the player has lost (>= 0) in the window: stakes out of the wallet less payouts into
+    it. A stake not paid back yet (its round waits for a decision, or for settlement) counts as
+    lost: the cautious reading."""
+    kinds = [EntryKind.STAKE, EntryKind.SETTLEMENT]
+    return max(0, -_signed_total(_wallet_postings(player=player, since=since, kinds=kinds)))
 
 
 def deposited_since(*, player, since) -> int:
     """Money brought into the wallet in the window: deposits and partner transfers in."""
-    return Posting.objects.filter(
-        account__player=player,
-        account__kind=AccountKind.PLAYER_WALLET,
-        direction=Direction.CREDIT,
-        entry__kind__in=[EntryKind.DEPOSIT, EntryKind.TRANSFER_IN],
-        entry__created_at__gte=since,
-    ).aggregate(total=Coalesce(Sum("amount"), 0))["total"]
+    kinds = [EntryKind.DEPOSIT, EntryKind.TRANSFER_IN]
+    return _signed_total(_wallet_postings(player=player, since=since, kinds=kinds))
 
 
 MEASURES = {LimitKind.WAGER: wagered_since, LimitKind.LOSS: net_loss_since, LimitKind.DEPOSIT: deposited_since}
@@ -132,15 +132,17 @@ def protection_summary(*, player) -> dict:
 
 
 def session_figures(*, player, reality: RealityCheck | None = None, now=None) -> dict:
-    """The current session (since the last sign-in): how long, how many rounds, how much net."""
-    from casino.models import Round
-
+    """The current session (since the last sign-in), from the wallet's postings: how long, how
+    many rounds were staked, how much was staked and the net (a stake not paid back yet counts
+    as lost, as for the loss limit)."""
     now = now or clock.now()
     reality = reality if reality is not None else RealityCheck.objects.filter(player=player).first()
     started = (reality.session_started_at if reality else None) or now
-    rounds = Round.objects.filter(player=player, created_at__gte=started)
-    totals = rounds.aggregate(
-        staked=Coalesce(Sum(F("main_bet") + F("tie_bet") + F("raise_bet")), 0), net=Coalesce(Sum("net"), 0)
+    stake = Q(entry__kind=EntryKind.STAKE)
+    totals = _wallet_postings(player=player, since=started, kinds=[EntryKind.STAKE, EntryKind.SETTLEMENT]).aggregate(
+        rounds=Count("entry__reference_id", filter=stake, distinct=True),
+        staked=Coalesce(Sum("amount", filter=stake), 0),
+        net=Coalesce(Sum(SIGNED), 0),
     )
     interval = reality.interval_minutes if reality else 0
     elapsed = max(0, int((now - started).total_seconds()))
@@ -151,7 +153,7 @@ def session_figures(*, player, reality: RealityCheck | None = None, now=None) ->
     return {
         "started_at": rfc3339(started),
         "elapsed_s": elapsed,
-        "rounds": rounds.count(),
+        "rounds": totals["rounds"],
         "staked": totals["staked"],
         "net": totals["net"],
         "next_reality_check_at": next_check,

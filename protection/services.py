@@ -10,9 +10,11 @@ from django.utils.translation import gettext, gettext_lazy
 from rest_framework.authtoken.models import Token
 
 from core import clock
+from core.actors import Actor
 from core.audit import audit_record
 from core.errors import InvalidInput, LimitExceeded, SelfExcluded, StateConflict
-from ledger.money import format_money, minor_units
+from ledger.models import Account, AccountKind
+from ledger.money import format_money
 from protection.models import PERIOD_DAYS, Exclusion, ExclusionKind, LimitKind, LimitPeriod, PlayerLimit, RealityCheck
 from protection.selectors import MEASURES, exclusion_active, limit_in_force, stake_guards
 
@@ -22,43 +24,42 @@ SELF_EXCLUSION_MONTHS = {6: 183, 12: 365, 60: 1826}
 REALITY_CHECK_MINUTES = (10, 480)
 
 
-def _choice(value: object, choices, name: str):
-    try:
-        return choices(value)
-    except ValueError:
-        allowed = ", ".join(c.value for c in choices)
-        raise InvalidInput(gettext("%(name)s is one of %(allowed)s") % {"name": name, "allowed": allowed}) from None
+def _one_at_a_time(player) -> None:
+    """Inside a transaction: hold the player's wallet row until it ends, so that checks and
+    changes for one player (a limit being set, a deposit checked against its limit) run one after
+    the other. The wallet is the row every movement of the player's money locks anyway."""
+    Account.objects.select_for_update().filter(player=player, kind=AccountKind.PLAYER_WALLET).first()
 
 
-def limit_set(*, player, kind: object, period: object, amount: object, caller) -> PlayerLimit:
-    """Set a limit. A lower limit (or a first one) applies at once; a higher one or a removal
-    only after 24 hours of cooling-off."""
-    kind = _choice(kind, LimitKind, "kind")
-    period = _choice(period, LimitPeriod, "period")
-    if amount is not None:
-        amount = minor_units(amount, name="a limit (or null to remove it)")
+def limit_set(*, player, kind: LimitKind, period: LimitPeriod, amount: int | None, actor: Actor) -> PlayerLimit:
+    """Set a limit (`amount` positive minor units; None removes it). A lower limit (or a first
+    one) applies at once; a higher one or a removal only after 24 hours of cooling-off."""
+    kind, period = LimitKind(kind), LimitPeriod(period)
     now = clock.now()
     with transaction.atomic():
-        player.__class__.objects.select_for_update().filter(pk=player.pk).first()  # one change at a time
+        _one_at_a_time(player)
         current = limit_in_force(player=player, kind=kind, period=period, at=now)
         current_amount = current.amount if current else None
         tighter = amount is not None and (current_amount is None or amount < current_amount)
         limit = PlayerLimit.objects.create(
             player=player, kind=kind, period=period, amount=amount, requested_at=now,
             effective_from=now if tighter or amount == current_amount else now + COOLING_OFF,
-            requested_by_type=caller.type, requested_by_id=caller.id,
+            requested_by_type=actor.type, requested_by_id=actor.id,
         )  # fmt: skip
         audit_record(
-            actor_type=caller.type, actor_id=caller.id, action="limit.set", obj_type="player", obj_id=player.pk,
+            actor_type=actor.type, actor_id=actor.id, action="limit.set", obj_type="player", obj_id=player.pk,
             kind=kind.value, period=period.value, amount=amount, effective_from=limit.effective_from.isoformat(),
         )  # fmt: skip
     return limit
 
 
-def exclusion_start(*, player, kind: object, days: object = None, months: object = None, caller) -> Exclusion:
-    """A time-out (1 day to 6 weeks) or a self-exclusion (6 months, 1 year, 5 years). It starts at
-    once, signs the player out, and cannot be shortened or lifted by the player."""
-    kind = _choice(kind, ExclusionKind, "kind")
+def exclusion_start(
+    *, player, kind: ExclusionKind, days: int | None = None, months: int | None = None, actor: Actor
+) -> Exclusion:
+    """A time-out of `days` (1 day to 6 weeks) or a self-exclusion of `months` (6 months, 1 year,
+    5 years). It starts at once, signs the player out, and cannot be shortened or lifted by the
+    player."""
+    kind = ExclusionKind(kind)
     if kind is ExclusionKind.TIMEOUT:
         if type(days) is not int or not TIMEOUT_DAYS[0] <= days <= TIMEOUT_DAYS[1]:
             raise InvalidInput(gettext("a time-out lasts 1 to 42 days ('days')"))
@@ -77,10 +78,10 @@ def exclusion_start(*, player, kind: object, days: object = None, months: object
             )
         exclusion = Exclusion.objects.create(
             player=player, kind=kind, starts_at=now, ends_at=now + length,
-            requested_by_type=caller.type, requested_by_id=caller.id,
+            requested_by_type=actor.type, requested_by_id=actor.id,
         )  # fmt: skip
         _sign_out(player.user)
-        audit_record(actor_type=caller.type, actor_id=caller.id, action="exclusion.started", obj_type="player",
+        audit_record(actor_type=actor.type, actor_id=actor.id, action="exclusion.started", obj_type="player",
                      obj_id=player.pk, kind=kind.value, ends_at=exclusion.ends_at.isoformat())  # fmt: skip
     return exclusion
 
@@ -92,7 +93,7 @@ def _sign_out(user) -> None:
             session.delete()
 
 
-def reality_check_set(*, player, interval_minutes: object, caller) -> RealityCheck:
+def reality_check_set(*, player, interval_minutes: int, actor: Actor) -> RealityCheck:
     low, high = REALITY_CHECK_MINUTES
     if type(interval_minutes) is not int or not (interval_minutes == 0 or low <= interval_minutes <= high):
         raise InvalidInput(
@@ -101,7 +102,7 @@ def reality_check_set(*, player, interval_minutes: object, caller) -> RealityChe
     check, _ = RealityCheck.objects.get_or_create(player=player)
     check.interval_minutes = interval_minutes
     check.save(update_fields=["interval_minutes"])
-    audit_record(actor_type=caller.type, actor_id=caller.id, action="reality_check.set", obj_type="player",
+    audit_record(actor_type=actor.type, actor_id=actor.id, action="reality_check.set", obj_type="player",
                  obj_id=player.pk, interval_minutes=interval_minutes)  # fmt: skip
     return check
 
@@ -118,8 +119,9 @@ def protection_check_stake(*, player, amount: int) -> None:
 
 
 def protection_check_deposit(*, player, amount: int) -> None:
-    """Inside the transaction that brings `amount` into the wallet (with the player's row locked)."""
-    player.__class__.objects.select_for_update().filter(pk=player.pk).first()
+    """Inside the transaction that brings `amount` into the wallet: refuse an excluded player, and
+    a deposit that would break a deposit limit (concurrent deposits are checked one at a time)."""
+    _one_at_a_time(player)
     _check_guards(player=player, kinds=(LimitKind.DEPOSIT,), amount=amount)
 
 

@@ -3,7 +3,8 @@ import factory
 from accounts.models import User
 from accounts.services import player_create
 from casino.models import Table
-from ledger.services import Actor, wallet_deposit
+from core.actors import Actor
+from ledger.services import wallet_deposit
 
 
 class UserFactory(factory.django.DjangoModelFactory):

@@ -38,12 +38,14 @@ from casino.selectors import (
     table_representation,
     war_presets,
 )
-from casino.services.callers import Caller
+from core.actors import Actor
+from core.api import validated
 from core.errors import InvalidInput, ServiceError, TooManyAttempts
 from ledger.money import parse_money
 from ledger.selectors import account_lines, player_wallet_summary
 from ledger.services import player_accounts_open
 from protection.selectors import protection_summary
+from protection.serializers import ExclusionStartSerializer, LimitSetSerializer, RealityCheckSerializer
 from protection.services import exclusion_start, limit_set, reality_check_set, session_start
 from web.forms import SignInForm, SignUpForm
 
@@ -259,7 +261,7 @@ def protection(request):
 @player_required
 def protection_change(request):
     """One form per change: a limit, the reality-check interval, a time-out or a self-exclusion."""
-    player, caller, form = request.player, Caller.player(request.player), request.POST
+    player, actor, form = request.player, Actor.player(request.player), request.POST
     try:
         if form.get("change") == "limit":
             amount = None
@@ -268,22 +270,22 @@ def protection_change(request):
                     amount = parse_money(form.get("amount", ""))
                 except ValueError:
                     raise InvalidInput(_("Write the limit as an amount, for example 50 or 50.00.")) from None
-            limit = limit_set(player=player, kind=form.get("kind"), period=form.get("period"), amount=amount,
-                              caller=caller)  # fmt: skip
+            shape = {"kind": form.get("kind"), "period": form.get("period"), "amount": amount}
+            limit = limit_set(player=player, **validated(LimitSetSerializer, shape), actor=actor)
             if limit.effective_from > limit.requested_at:
                 messages.info(request, _("Raising or removing a limit takes effect after 24 hours."))
             else:
                 messages.success(request, _("Your limit applies now."))
         elif form.get("change") == "reality_check":
-            reality_check_set(player=player, interval_minutes=_int(form.get("interval")), caller=caller)
+            shape = validated(RealityCheckSerializer, {"interval_minutes": _int(form.get("interval"))})
+            reality_check_set(player=player, **shape, actor=actor)
             messages.success(request, _("Reality check saved."))
         elif form.get("change") in ("timeout", "self_exclusion"):
             if not form.get("confirm"):
                 raise InvalidInput(_("Tick the box to confirm: it cannot be undone early."))
             kind = form["change"]
-            exclusion_start(player=player, kind=kind, caller=caller,
-                            days=_int(form.get("days")) if kind == "timeout" else None,
-                            months=_int(form.get("months")) if kind == "self_exclusion" else None)  # fmt: skip
+            length = {"days": _int(form.get("days"))} if kind == "timeout" else {"months": _int(form.get("months"))}
+            exclusion_start(player=player, **validated(ExclusionStartSerializer, {"kind": kind, **length}), actor=actor)
             logout(request)
             messages.info(request, _("You are signed out until your break ends. Take care."))
             return redirect("web:lobby")

@@ -1,18 +1,53 @@
-"""Shapes of the API, for the OpenAPI schema. Views validate input in services (an amount must be
-a JSON integer: DRF's IntegerField would accept "10"), and build output with the selectors'
-representation functions; these serializers describe exactly those shapes."""
+"""Shapes of the casino's API: the input ones validate requests (views call `validated`), the
+output ones describe what the selectors' representation functions build. Both make the schema."""
 
+import re
+
+from django.utils.translation import gettext
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.fields import empty
 
+from casino.engine import Action
 from casino.engine.war import PRESETS
+from casino.services.fairness import CLIENT_SEED_MAX
+from core.api import EnumField, PrintableTextField, StrictCharField, StrictChoiceField, StrictIntegerField
+from core.errors import UnknownTable
+from ledger.serializers import MinorUnitsField
+
+TABLE_ID_DIGITS = 18
 
 
-class ProblemSerializer(serializers.Serializer):
-    type = serializers.CharField()
-    title = serializers.CharField()
-    status = serializers.IntegerField()
-    detail = serializers.CharField()
-    code = serializers.CharField(help_text="Machine code, e.g. insufficient_funds; never changes.")
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string", "pattern": f"^[1-9][0-9]{{0,{TABLE_ID_DIGITS - 1}}}$"},
+            {"type": "integer", "minimum": 1, "maximum": 10**TABLE_ID_DIGITS - 1},
+        ],
+        "description": 'The table\'s id as `GET tables/` gives it ("1"), or the same number as a JSON integer.',
+    }
+)
+class TableIdField(serializers.Field):
+    """A table's id: its digits as a string, exactly (no spaces, sign or other digits than 0-9), or
+    a JSON integer (not a boolean). Anything else, missing or null is `unknown_table` (API.md)."""
+
+    def to_internal_value(self, data):
+        if type(data) is int and 1 <= data < 10**TABLE_ID_DIGITS:
+            return data
+        if isinstance(data, str) and re.fullmatch(f"[1-9][0-9]{{0,{TABLE_ID_DIGITS - 1}}}", data, re.ASCII):
+            return int(data)
+        raise serializers.ValidationError("invalid")
+
+    def to_representation(self, value):
+        return str(value)
+
+    def run_validation(self, data=empty):
+        try:
+            return super().run_validation(data)
+        except serializers.ValidationError:
+            shown = data if data is not empty else None
+            detail = gettext("there is no table %(table)r") % {"table": shown}
+            raise serializers.ValidationError(detail, code=UnknownTable.code) from None
 
 
 class TableRulesSerializer(serializers.Serializer):
@@ -40,21 +75,6 @@ class TableSerializer(serializers.Serializer):
     max_tie_bet = serializers.IntegerField()
     rules = TableRulesSerializer()
     house_edge = HouseEdgeSerializer()
-
-
-class WalletSerializer(serializers.Serializer):
-    currency = serializers.CharField()
-    balance = serializers.IntegerField(help_text="What the player can bet now, in minor units.")
-    in_play = serializers.IntegerField(help_text="Staked on rounds not settled yet.")
-
-
-class WalletLineSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    kind = serializers.CharField()
-    amount = serializers.IntegerField(help_text="Signed: negative leaves the wallet.")
-    balance_after = serializers.IntegerField()
-    round = serializers.CharField(allow_null=True)
-    created_at = serializers.DateTimeField()
 
 
 class WarCardsSerializer(serializers.Serializer):
@@ -127,13 +147,15 @@ class RoundSerializer(serializers.Serializer):
 
 
 class RoundCreateSerializer(serializers.Serializer):
-    table = serializers.CharField()
-    main_bet = serializers.IntegerField(min_value=1)
-    tie_bet = serializers.IntegerField(min_value=0, required=False, default=0)
+    table = TableIdField()
+    main_bet = MinorUnitsField(help_text="Minor units: between the table's min_bet and max_bet, in bet_step steps.")
+    tie_bet = MinorUnitsField(
+        allow_zero=True, required=False, default=0, help_text="0, or up to the table's max_tie_bet in bet_step steps."
+    )
 
 
 class DecisionSerializer(serializers.Serializer):
-    action = serializers.ChoiceField(choices=["war", "surrender"])
+    action = EnumField(Action)
 
 
 class PreviousSeedSerializer(serializers.Serializer):
@@ -154,113 +176,28 @@ class FairnessSerializer(serializers.Serializer):
 
 
 class RotateSerializer(serializers.Serializer):
-    client_seed = serializers.CharField(required=False, max_length=64)
-
-
-class SignupSerializer(serializers.Serializer):
-    username = serializers.CharField()
-    password = serializers.CharField(write_only=True)
-    email = serializers.EmailField(required=False)
-
-
-class PlayerSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    username = serializers.CharField()
-    email = serializers.CharField()
-    currency = serializers.CharField()
-    external_id = serializers.CharField(allow_null=True)
-
-
-class TokenRequestSerializer(serializers.Serializer):
-    username = serializers.CharField()
-    password = serializers.CharField()
-
-
-class TokenSerializer(serializers.Serializer):
-    token = serializers.CharField()
-
-
-class PartnerPlayerSerializer(serializers.Serializer):
-    currency = serializers.CharField(help_text="ISO 4217 code of the new player's wallet.")
-
-
-class TransferCreateSerializer(serializers.Serializer):
-    direction = serializers.ChoiceField(choices=["in", "out"])
-    amount = serializers.IntegerField(min_value=1)
-    reference = serializers.CharField(max_length=128)
-
-
-class TransferSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    direction = serializers.ChoiceField(choices=["in", "out"])
-    amount = serializers.IntegerField()
-    currency = serializers.CharField()
-    reference = serializers.CharField()
-    balance = serializers.IntegerField(help_text="The wallet's balance after the transfer.")
-    created_at = serializers.DateTimeField()
-
-
-class LimitPendingSerializer(serializers.Serializer):
-    amount = serializers.IntegerField(allow_null=True)
-    effective_from = serializers.DateTimeField()
-
-
-class LimitSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=["deposit", "loss", "wager"])
-    period = serializers.ChoiceField(choices=["day", "week", "month"])
-    amount = serializers.IntegerField(allow_null=True, help_text="In force now (null: none)")
-    used = serializers.IntegerField(help_text="Deposited, lost or staked in the period so far")
-    pending = LimitPendingSerializer(allow_null=True, help_text="An increase or removal cooling off for 24 hours")
-
-
-class LimitSetSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=["deposit", "loss", "wager"])
-    period = serializers.ChoiceField(choices=["day", "week", "month"])
-    amount = serializers.IntegerField(allow_null=True, min_value=1, help_text="null removes the limit (after 24 hours)")
-
-
-class ExclusionSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=["timeout", "self_exclusion"])
-    ends_at = serializers.DateTimeField()
-
-
-class ExclusionStartSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=["timeout", "self_exclusion"])
-    days = serializers.IntegerField(required=False, min_value=1, max_value=42, help_text="time-out: 1 to 42")
-    months = serializers.ChoiceField(required=False, choices=[6, 12, 60], help_text="self-exclusion: 6, 12 or 60")
-
-
-class RealityCheckSerializer(serializers.Serializer):
-    interval_minutes = serializers.IntegerField(help_text="0 (never) or 10 to 480")
-
-
-class SessionFiguresSerializer(serializers.Serializer):
-    started_at = serializers.DateTimeField()
-    elapsed_s = serializers.IntegerField()
-    rounds = serializers.IntegerField()
-    staked = serializers.IntegerField()
-    net = serializers.IntegerField()
-    next_reality_check_at = serializers.DateTimeField(allow_null=True)
-
-
-class ProtectionSerializer(serializers.Serializer):
-    limits = LimitSerializer(many=True)
-    exclusion = ExclusionSerializer(allow_null=True)
-    reality_check = RealityCheckSerializer()
-    session = SessionFiguresSerializer()
+    client_seed = PrintableTextField(
+        required=False, min_length=1, max_length=CLIENT_SEED_MAX, help_text="The next pair's client seed (optional)."
+    )
 
 
 class MatchCreateSerializer(serializers.Serializer):
-    preset = serializers.ChoiceField(choices=sorted(PRESETS))
+    preset = StrictChoiceField(choices=sorted(PRESETS))
     options = serializers.DictField(required=False, help_text="the options of RULES.md section 8")
-    client_seed = serializers.CharField(required=False, allow_blank=True, max_length=64)
-    server_seed = serializers.CharField(required=False, help_text="64 hex digits; drawn by the service if absent")
-    human_seat = serializers.IntegerField(required=False, allow_null=True, help_text="Steal War: the person's seat")
+    client_seed = PrintableTextField(required=False, allow_blank=True, max_length=64)
+    server_seed = StrictCharField(
+        required=False, min_length=64, max_length=64, help_text="64 hex digits; drawn by the service if absent"
+    )
+    human_seat = StrictIntegerField(
+        required=False, allow_null=True, min_value=0, help_text="Steal War: the person's seat"
+    )
 
 
 class MatchDecisionSerializer(serializers.Serializer):
-    steal = serializers.IntegerField(required=False, allow_null=True, help_text="the seat to steal from, or null")
-    top = serializers.IntegerField(required=False, help_text="index of the won card to lay on top")
+    steal = StrictIntegerField(
+        required=False, allow_null=True, min_value=0, help_text="the seat to steal from, or null"
+    )
+    top = StrictIntegerField(required=False, min_value=0, help_text="index of the won card to lay on top")
 
 
 class MatchFairnessSerializer(serializers.Serializer):

@@ -75,6 +75,14 @@ class CasinoWarRules:
         if not _is_int(self.penetration) or not 50 <= self.penetration <= 90:
             raise InvalidRulesError("penetration must be an integer percentage from 50 to 90")
 
+    def as_json(self) -> dict:
+        """The rules as JSON values; `CasinoWarRules(**rules.as_json())` is the same rules."""
+        return {
+            "decks": self.decks, "burn": self.burn, "tie_pays": self.tie_pays,
+            "tie_after_tie_bonus": self.tie_after_tie_bonus, "shuffle": self.shuffle.value,
+            "penetration": self.penetration, "house_rule": self.house_rule.value,
+        }  # fmt: skip
+
 
 @dataclass(frozen=True, slots=True)
 class TableLimits:
@@ -263,6 +271,12 @@ def place_bets(
     )
 
 
+def half_for_player(amount: int) -> int:
+    """The one rounding rule of the games: of an odd number of minor units split in two (a
+    surrender's main bet), the player gets the smaller half."""
+    return amount // 2
+
+
 def decide(state: RoundState, action: Action | str, cards: CardSource) -> RoundState:
     """Surrender, or go to war drawing the burned and war cards from `cards`."""
     if state.phase is not Phase.AWAITING_DECISION:
@@ -273,7 +287,7 @@ def decide(state: RoundState, action: Action | str, cards: CardSource) -> RoundS
         raise IllegalActionError(f"the decision is 'war' or 'surrender', not {action!r}") from None
     main = state.main_bet
     if action is Action.SURRENDER:
-        returned = main // 2  # of an odd amount the player gets back the smaller half
+        returned = half_for_player(main)
         return replace(
             state,
             phase=Phase.RESOLVED,

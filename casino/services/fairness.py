@@ -12,32 +12,40 @@ from django.utils.translation import gettext
 
 from casino.engine import server_seed_hash
 from casino.models import RoundStatus, SeedPair, server_seed_draw
-from casino.services.callers import Caller
+from core.actors import Actor
 from core.audit import audit_record
 from core.errors import InvalidInput, RoundAwaitingDecision
+from core.text import is_printable_text
 
 CLIENT_SEED_MAX = 64
 
 
-def client_seed_validate(client_seed: object) -> str:
-    if not isinstance(client_seed, str) or not 1 <= len(client_seed) <= CLIENT_SEED_MAX:
+def client_seed_validate(client_seed: str) -> str:
+    if not 1 <= len(client_seed) <= CLIENT_SEED_MAX:
         raise InvalidInput(gettext("the client seed is 1 to %(max)s characters") % {"max": CLIENT_SEED_MAX})
-    if not client_seed.isprintable():
+    if not is_printable_text(client_seed):
         raise InvalidInput(gettext("the client seed is printable text"))
     return client_seed
 
 
-def seed_pair_create(*, player, client_seed: str | None = None, server_seed: str | None = None) -> SeedPair:
-    """A new active pair: `server_seed` is the one committed in advance by the pair it follows (drawn
-    now for a player's first pair); its own next server seed is drawn now and committed by its hash."""
+def _seed_pair_new(*, player, client_seed: str | None, server_seed: str | None = None) -> SeedPair:
+    """A new pair (not saved): `server_seed` is the one committed in advance by the pair it follows
+    (drawn now for a player's first pair), a client seed if none is given, and its own next server
+    seed, drawn now and committed by its hash."""
     server_seed = server_seed or server_seed_draw()
-    return SeedPair.objects.create(
+    return SeedPair(
         player=player,
         server_seed=server_seed,
         server_seed_hash=server_seed_hash(server_seed),
         client_seed=client_seed or secrets.token_hex(8),
         next_server_seed=server_seed_draw(),
     )
+
+
+def seed_pair_create(*, player, client_seed: str | None = None, server_seed: str | None = None) -> SeedPair:
+    pair = _seed_pair_new(player=player, client_seed=client_seed, server_seed=server_seed)
+    pair.save(force_insert=True)
+    return pair
 
 
 def seed_pair_active(*, player, lock: bool = False) -> SeedPair:
@@ -50,18 +58,7 @@ def seed_pair_active(*, player, lock: bool = False) -> SeedPair:
     if pair is None:
         with transaction.atomic():
             # The partial unique index allows one active pair: a concurrent creator waits on it.
-            SeedPair.objects.bulk_create(
-                [
-                    SeedPair(
-                        player=player,
-                        server_seed=(seed := server_seed_draw()),
-                        server_seed_hash=server_seed_hash(seed),
-                        client_seed=secrets.token_hex(8),
-                        next_server_seed=server_seed_draw(),
-                    )
-                ],
-                ignore_conflicts=True,
-            )
+            SeedPair.objects.bulk_create([_seed_pair_new(player=player, client_seed=None)], ignore_conflicts=True)
         pair = queryset.get()
     return pair
 
@@ -86,7 +83,7 @@ def seed_pair_take_nonce(*, player) -> tuple[SeedPair, int]:
     raise RuntimeError("no active seed pair")
 
 
-def seed_pair_rotate(*, player, client_seed: str | None, caller: Caller) -> SeedPair:
+def seed_pair_rotate(*, player, client_seed: str | None, actor: Actor) -> SeedPair:
     """Reveal the current server seed and start a new pair (nonce 0) on the server seed the current
     pair committed to in advance, whatever the client seed; the new pair commits to a new next seed.
     Refused while a round of the player waits for a decision: its war cards still come from the
@@ -104,7 +101,7 @@ def seed_pair_rotate(*, player, client_seed: str | None, caller: Caller) -> Seed
         current.save(update_fields=["active", "revealed_at", "next_server_seed"])
         new = seed_pair_create(player=player, client_seed=client_seed or current.client_seed, server_seed=committed)
         audit_record(
-            actor_type=caller.type, actor_id=caller.id, action="seed.rotated", obj_type="player", obj_id=player.pk,
+            actor_type=actor.type, actor_id=actor.id, action="seed.rotated", obj_type="player", obj_id=player.pk,
             revealed_hash=current.server_seed_hash, new_hash=new.server_seed_hash,
             next_hash=server_seed_hash(new.next_server_seed),
         )  # fmt: skip

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
+from types import EllipsisType
 
 from django.db import transaction
 from django.utils.translation import gettext, gettext_lazy
@@ -20,6 +22,7 @@ from casino.models import Match, MatchStatus
 from core import clock
 from core.audit import audit_record
 from core.errors import InvalidInput, StateConflict
+from core.text import is_printable_text
 
 MATCH_NONCE = 0  # a match has its own seed, so every match is nonce 0 of its seed pair
 # A match is replayed on every read and sent whole: a limit beyond this would only cost CPU.
@@ -42,8 +45,8 @@ class MatchReplay:
     pending: StealView | TopView | None
 
 
-def _printable(value: object, *, name: str, max_length: int) -> str:
-    if not isinstance(value, str) or len(value) > max_length or not value.isprintable():
+def _printable(value: str, *, name: str, max_length: int) -> str:
+    if len(value) > max_length or not is_printable_text(value):
         raise InvalidInput(
             gettext("%(name)s is at most %(max)s printable characters") % {"name": name, "max": max_length}
         )
@@ -66,8 +69,10 @@ def match_replay(match: Match) -> MatchReplay:
     return MatchReplay(deal, game, game.events or (), game.battles, None)
 
 
-def match_start(*, player, preset: object, options: object = None, client_seed: object = "",
-                server_seed: object = None, human_seat: object = None) -> tuple[Match, MatchReplay]:  # fmt: skip
+def match_start(
+    *, player, preset: str, options: dict | None = None, client_seed: str = "", server_seed: str | None = None,
+    human_seat: int | None = None,
+) -> tuple[Match, MatchReplay]:  # fmt: skip
     """Deal a new match. Without `server_seed` one is drawn from `secrets` and only its hash is shown
     until the match ends; with `human_seat` (Steal War) the person at that seat makes its decisions."""
     if not isinstance(preset, str) or preset not in PRESETS:
@@ -107,7 +112,9 @@ def match_start(*, player, preset: object, options: object = None, client_seed: 
     return match, replay
 
 
-def match_decide(*, match: Match, steal: object = ..., top: object = ...) -> tuple[Match, MatchReplay]:
+def match_decide(
+    *, match: Match, steal: int | EllipsisType | None = ..., top: int | EllipsisType = ...
+) -> tuple[Match, MatchReplay]:
     """The person's decision at the match's pending question: `steal` (a seat number, or null to
     play the card) when it may steal, `top` (an index into the won cards) when it lays a trick."""
     with transaction.atomic():
@@ -152,8 +159,6 @@ MATCHES_KEPT_DAYS = 30
 
 def matches_purge(*, older_than_days: int = MATCHES_KEPT_DAYS) -> int:
     """War matches are games for fun (no money moves): forget them after a month."""
-    from datetime import timedelta
-
     cutoff = clock.now() - timedelta(days=older_than_days)
     deleted, _ = Match.objects.filter(created_at__lt=cutoff).delete()
     return deleted

@@ -33,54 +33,45 @@ from casino.engine import (
 )
 from casino.models import Round, RoundStatus, SeedPair, ShoeState, Table
 from casino.selectors import table_get
-from casino.services.callers import Caller
 from casino.services.fairness import seed_pair_take_nonce
 from casino.services.settlement import settlement_enqueue
+from core.actors import Actor
 from core.audit import audit_record
 from core.errors import (
     BetOutOfLimits,
     InsufficientFunds,
-    InvalidInput,
     NotFound,
     RoundNotAwaitingDecision,
     TableClosed,
     UnknownTable,
     WalletCurrencyMismatch,
 )
-from ledger.money import minor_units
+from ledger.money import format_money
 from ledger.services import stake_into_play
 from protection.services import protection_check_stake
 
 logger = logging.getLogger(__name__)
 
 
-def _rules_snapshot(table: Table) -> dict:
-    return {
-        "decks": table.decks,
-        "burn": table.burn,
-        "tie_pays": table.tie_pays,
-        "tie_after_tie_bonus": table.tie_after_tie_bonus,
-        "shuffle": table.shuffle,
-        "penetration": table.penetration,
-        "house_rule": table.house_rule,
-    }
-
-
 def _rules(round_: Round) -> CasinoWarRules:
     return CasinoWarRules(**round_.rules)
 
 
-def _shuffled_shoe(pair: SeedPair, decks: int, nonce: int):
-    return shuffle(shoe(decks), HmacStream(pair.server_seed, pair.client_seed, nonce))
+def _card_source(*, rules: CasinoWarRules, pair: SeedPair, nonce: int, shoe_nonce: int, position: int):
+    """A round's cards from its first one: a fresh shoe from the round's own nonce, or the
+    persistent shoe shuffled from `shoe_nonce`, dealt from `position`."""
+    if rules.shuffle is ShuffleMode.FRESH:
+        return FreshShoe(rules.decks, HmacStream(pair.server_seed, pair.client_seed, nonce))
+    shuffled = shuffle(shoe(rules.decks), HmacStream(pair.server_seed, pair.client_seed, shoe_nonce))
+    return StackedShoe(shuffled[position:])
 
 
 def _cards_of(round_: Round):
-    """The round's card source, from its first card: replayable at any time."""
-    rules = _rules(round_)
-    pair = round_.seed_pair
-    if rules.shuffle is ShuffleMode.FRESH:
-        return FreshShoe(rules.decks, HmacStream(pair.server_seed, pair.client_seed, round_.nonce))
-    return StackedShoe(_shuffled_shoe(pair, rules.decks, round_.shoe_nonce)[round_.shoe_position :])
+    """The round's card source, replayable at any time."""
+    return _card_source(
+        rules=_rules(round_), pair=round_.seed_pair, nonce=round_.nonce, shoe_nonce=round_.shoe_nonce,
+        position=round_.shoe_position,
+    )  # fmt: skip
 
 
 def _persistent_position(*, player, table: Table, pair: SeedPair, nonce: int, rules: CasinoWarRules) -> ShoeState:
@@ -103,7 +94,6 @@ def _persistent_position(*, player, table: Table, pair: SeedPair, nonce: int, ru
 
 def bet_limits_text(table: Table) -> str:
     """Why a bet is off the table, in the caller's language and money format."""
-    from ledger.money import format_money
 
     def money(amount: int) -> str:
         return format_money(amount, table.currency)
@@ -120,15 +110,13 @@ def bet_limits_text(table: Table) -> str:
     return text
 
 
-def round_place(*, player, table_id: object, main_bet: object, tie_bet: object = 0, caller: Caller) -> Round:
-    main = minor_units(main_bet, name="main_bet")
-    tie = minor_units(tie_bet if tie_bet is not None else 0, name="tie_bet", allow_zero=True)
-    try:
-        table_pk = int(table_id)
-    except (TypeError, ValueError):
-        raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id}) from None
+def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor: Actor) -> Round:
+    """Place a round of `main_bet` (and `tie_bet`) minor units at the table: deal it, and stake
+    the bets from the wallet. Refused by the table (closed, another currency, the bets off its
+    limits), the player's protection (limits, exclusion) or the wallet (insufficient funds)."""
+    main, tie = main_bet, tie_bet
     with transaction.atomic():  # nested, a savepoint: a refusal leaves the caller's transaction usable
-        table = table_get(table_pk=table_pk)
+        table = table_get(table_pk=table_id)
         if table is None:
             raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
         if not table.is_open:
@@ -152,11 +140,10 @@ def round_place(*, player, table_id: object, main_bet: object, tie_bet: object =
         round_id = uuid.uuid4()
         if rules.shuffle is ShuffleMode.FRESH:
             shoe_nonce, position = nonce, 0
-            cards = FreshShoe(rules.decks, HmacStream(pair.server_seed, pair.client_seed, nonce))
         else:
             shoe_state = _persistent_position(player=player, table=table, pair=pair, nonce=nonce, rules=rules)
             shoe_nonce, position = shoe_state.shuffle_nonce, shoe_state.position
-            cards = StackedShoe(_shuffled_shoe(pair, rules.decks, shoe_nonce)[position:])
+        cards = _card_source(rules=rules, pair=pair, nonce=nonce, shoe_nonce=shoe_nonce, position=position)
         state = place_bets(rules=rules, main=main, tie=tie, cards=cards)
         if rules.shuffle is ShuffleMode.PERSISTENT:
             # A tie reserves the burned and war cards now, so the next round starts after them.
@@ -169,7 +156,7 @@ def round_place(*, player, table_id: object, main_bet: object, tie_bet: object =
             player=player,
             table=table,
             currency=table.currency,
-            rules=_rules_snapshot(table),
+            rules=rules.as_json(),
             main_bet=main,
             tie_bet=tie,
             player_card=state.player_card.code,
@@ -178,8 +165,8 @@ def round_place(*, player, table_id: object, main_bet: object, tie_bet: object =
             nonce=nonce,
             shoe_nonce=shoe_nonce,
             shoe_position=position,
-            placed_by_type=caller.type,
-            placed_by_id=caller.id,
+            placed_by_type=actor.type,
+            placed_by_id=actor.id,
         )
         if state.phase is Phase.RESOLVED:
             _apply_resolution(round_, state, now)
@@ -189,12 +176,12 @@ def round_place(*, player, table_id: object, main_bet: object, tie_bet: object =
             round_.nets = state.nets.as_dict()
         round_.save(force_insert=True)
         audit_record(
-            actor_type=caller.type, actor_id=caller.id, action="round.placed", obj_type="round", obj_id=round_id,
+            actor_type=actor.type, actor_id=actor.id, action="round.placed", obj_type="round", obj_id=round_id,
             main_bet=main, tie_bet=tie, nonce=nonce, status=round_.status,
         )  # fmt: skip
         # The stake comes last: it locks the wallet, which settlement needs too, until the commit.
         stake_into_play(
-            player=player, amount=main + tie, idempotency_key=f"round:{round_id}:stake", actor=caller.actor,
+            player=player, amount=main + tie, idempotency_key=f"round:{round_id}:stake", actor=actor,
             reason="main and tie bets" if tie else "main bet", reference_type="round", reference_id=str(round_id),
         )  # fmt: skip
         if round_.status == RoundStatus.RESOLVED:
@@ -218,7 +205,7 @@ def _apply_resolution(round_: Round, state: RoundState, now) -> None:
             round_.war_dealer_card = state.dealer_war_card.code
 
 
-def _resolve_decision(round_: Round, action: Action, caller: Caller, *, timed_out: bool) -> Round:
+def _resolve_decision(round_: Round, action: Action, actor: Actor, *, timed_out: bool) -> Round:
     rules = _rules(round_)
     cards = _cards_of(round_)
     state = place_bets(rules=rules, main=round_.main_bet, tie=round_.tie_bet, cards=cards)
@@ -227,18 +214,18 @@ def _resolve_decision(round_: Round, action: Action, caller: Caller, *, timed_ou
     if action is Action.WAR:
         stake_into_play(
             player=round_.player, amount=round_.main_bet, idempotency_key=f"round:{round_.id}:raise",
-            actor=caller.actor, reason="raise to go to war", reference_type="round", reference_id=str(round_.id),
+            actor=actor, reason="raise to go to war", reference_type="round", reference_id=str(round_.id),
         )  # fmt: skip
     state = decide(state, action, cards)
     now = timezone.now()
     _apply_resolution(round_, state, now)
-    round_.decided_by_type = caller.type
-    round_.decided_by_id = caller.id
+    round_.decided_by_type = actor.type
+    round_.decided_by_id = actor.id
     round_.decided_at = now
     round_.decision_timed_out = timed_out
     round_.save()
     audit_record(
-        actor_type=caller.type, actor_id=caller.id, action="round.decided", obj_type="round", obj_id=round_.id,
+        actor_type=actor.type, actor_id=actor.id, action="round.decided", obj_type="round", obj_id=round_.id,
         decision=action.value, timed_out=timed_out, outcome=round_.outcome,
     )  # fmt: skip
     round_id = round_.id
@@ -246,16 +233,9 @@ def _resolve_decision(round_: Round, action: Action, caller: Caller, *, timed_ou
     return round_
 
 
-def _parse_action(action: object) -> Action:
-    try:
-        return Action(action)
-    except ValueError:
-        raise InvalidInput(gettext('the action is "war" or "surrender"')) from None
-
-
-def round_decide(*, player, round_id: object, action: object, caller: Caller) -> Round:
+def round_decide(*, player, round_id: str, action: Action, actor: Actor) -> Round:
     """Go to war (staking the raise) or surrender, on a round waiting for a decision."""
-    action = _parse_action(action)
+    action = Action(action)
     with transaction.atomic():
         round_ = (
             Round.objects.select_for_update(of=("self",))
@@ -267,10 +247,10 @@ def round_decide(*, player, round_id: object, action: object, caller: Caller) ->
             raise NotFound(gettext("no such round"))
         if round_.status != RoundStatus.AWAITING_DECISION:
             raise RoundNotAwaitingDecision(gettext("the round is %(status)s") % {"status": round_.status})
-        return _resolve_decision(round_, action, caller, timed_out=False)
+        return _resolve_decision(round_, action, actor, timed_out=False)
 
 
-def _uuid_or_404(value: object) -> uuid.UUID:
+def _uuid_or_404(value: str) -> uuid.UUID:
     try:
         return uuid.UUID(str(value))
     except ValueError:
@@ -280,7 +260,7 @@ def _uuid_or_404(value: object) -> uuid.UUID:
 def rounds_decide_timed_out(*, limit: int = 500) -> int:
     """Take the table's house rule for every round whose decision is overdue (go to war, or
     surrender when the wallet cannot cover the raise), logged as taken by the system."""
-    caller = Caller.system("decision_timeout")
+    actor = Actor.system("decision_timeout")
     due = list(
         Round.objects.filter(status=RoundStatus.AWAITING_DECISION, decision_deadline__lte=timezone.now())
         .order_by("decision_deadline")
@@ -300,9 +280,9 @@ def rounds_decide_timed_out(*, limit: int = 500) -> int:
             action = Action(round_.rules.get("house_rule", Action.WAR))
             try:
                 with transaction.atomic():
-                    _resolve_decision(round_, action, caller, timed_out=True)
+                    _resolve_decision(round_, action, actor, timed_out=True)
             except InsufficientFunds:
-                _resolve_decision(round_, Action.SURRENDER, caller, timed_out=True)
+                _resolve_decision(round_, Action.SURRENDER, actor, timed_out=True)
             decided += 1
     if decided:
         logger.info("took the house rule for %d overdue decisions", decided)

@@ -12,16 +12,23 @@ import time
 import uuid
 from datetime import timedelta
 
+from celery import current_app
+from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import Player
 from casino.models import Round, RoundStatus
-from ledger.services import Actor, stakes_settle
+from casino.services.webhooks import webhook_create_for_round
+from core.actors import Actor
+from ledger.services import stakes_settle
 
 logger = logging.getLogger(__name__)
 SWEEP_AFTER_S = 3
 BATCH = 200
+# The tasks (casino/tasks.py) wrap these services; a service asks for one by its name, so that the
+# services never import the tasks that import them.
+SETTLE_DUE_TASK = "casino.settle_due"
 # Set by a web process that has just resolved a round and asked a worker for a batch; the worker
 # clears it before it looks for due rounds, so a round resolved meanwhile asks again.
 SETTLE_WANTED_KEY = "casino:settlement:wanted"
@@ -35,18 +42,14 @@ def settlement_enqueue(round_id: uuid.UUID) -> None:
     rounds ride along (a worker settles every due round it finds), so the broker sees one message
     per batch rather than one per round."""
     global _broker_retry_at
-    from django.core.cache import cache
-
-    from casino.tasks import settle_due_task, settle_round_task
-
-    if settle_round_task.app.conf.task_always_eager:
-        settle_round_task.delay(str(round_id))  # in-process: settle this round now
+    if current_app.conf.task_always_eager:  # no broker: settle this round now, in this process
+        round_settle(round_id=round_id)
         return
     if time.monotonic() < _broker_retry_at:
         return
     try:
         if cache.add(SETTLE_WANTED_KEY, 1, timeout=5):
-            settle_due_task.delay()
+            current_app.send_task(SETTLE_DUE_TASK)
     except Exception:  # the broker is down: placing rounds must keep working
         _broker_retry_at = time.monotonic() + 5
         cache.delete(SETTLE_WANTED_KEY)
@@ -58,8 +61,6 @@ def round_settle(*, round_id: uuid.UUID | str, skip_locked: bool = False) -> boo
 
     With `skip_locked`, a round another attempt is settling right now is left to it at once
     (batches running side by side do not queue behind each other, round after round)."""
-    from casino.services.webhooks import webhook_create_for_round
-
     try:
         round_pk = uuid.UUID(str(round_id))
     except ValueError:
@@ -99,8 +100,6 @@ def rounds_settle_due(*, older_than_s: float = 0, limit: int = 10_000) -> int:
     """Settle every resolved round (resolved at least `older_than_s` ago), each in its own short
     transaction: a settlement holds the player's wallet row only for its own entry, so rounds
     being placed meanwhile hardly wait."""
-    from django.core.cache import cache
-
     try:
         cache.delete(SETTLE_WANTED_KEY)  # before looking: a round resolved from now on asks again
     except Exception:

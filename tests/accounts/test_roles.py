@@ -85,17 +85,17 @@ def test_sign_ins_failures_and_permission_changes_are_recorded(client):
 
 
 def test_the_player_page_shows_wallet_rounds_limits_exclusions_and_adjustments(admin_client, admin_user, table):
-    from casino.services.callers import Caller
     from casino.services.rounds import round_place
+    from core.actors import Actor
     from ledger.services import adjustment_propose
     from protection.services import exclusion_start, limit_set
     from tests.factories import make_player
 
     player = make_player(balance=5_000, username="paula")
-    caller = Caller.player(player)
-    round_place(player=player, table_id=table.pk, main_bet=1000, caller=caller)
-    limit_set(player=player, kind="loss", period="week", amount=7_700, caller=caller)
-    exclusion_start(player=player, kind="timeout", days=3, caller=caller)
+    caller = Actor.player(player)
+    round_place(player=player, table_id=table.pk, main_bet=1000, actor=caller)
+    limit_set(player=player, kind="loss", period="week", amount=7_700, actor=caller)
+    exclusion_start(player=player, kind="timeout", days=3, actor=caller)
     adjustment_propose(player=player, amount=250, reason="goodwill for a slow payout", proposed_by=admin_user)
     page = admin_client.get(f"/admin/accounts/player/{player.pk}/change/").content.decode()
     for expected in (

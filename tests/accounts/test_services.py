@@ -3,7 +3,7 @@
 import pytest
 
 from accounts.services import PLAY_MONEY_CEILING, PlayMoneyOff, player_play_money_top_up
-from casino.services.callers import Caller
+from core.actors import Actor
 from core.errors import InvalidInput, LimitExceeded, SelfExcluded
 from ledger.selectors import player_wallet_summary
 from protection.services import exclusion_start, limit_set
@@ -40,11 +40,11 @@ def test_a_top_up_never_lifts_the_wallet_above_the_ceiling():
 
 def test_a_deposit_limit_and_a_time_out_refuse_a_top_up():
     player = make_player()
-    limit_set(player=player, kind="deposit", period="day", amount=15_000, caller=Caller.player(player))
+    limit_set(player=player, kind="deposit", period="day", amount=15_000, actor=Actor.player(player))
     player_play_money_top_up(player=player, amount=10_000, idempotency_key="a")
     with pytest.raises(LimitExceeded):
         player_play_money_top_up(player=player, amount=10_000, idempotency_key="b")
-    exclusion_start(player=player, kind="timeout", days=1, caller=Caller.player(player))
+    exclusion_start(player=player, kind="timeout", days=1, actor=Actor.player(player))
     with pytest.raises(SelfExcluded):
         player_play_money_top_up(player=player, amount=10_000, idempotency_key="c")
     assert balance(player) == 10_000

@@ -1,8 +1,8 @@
 import pytest
 
-from casino.services.callers import Caller
 from casino.services.fairness import seed_pair_rotate
 from casino.services.rounds import round_decide, round_place
+from core.actors import Actor
 from tests.casino.helpers import set_next_round
 from tests.factories import make_player
 
@@ -15,8 +15,8 @@ def test_round_recall_shows_cards_decision_ledger_and_verification(
     player = make_player(balance=10_000)
     set_next_round(player, tie=True)
     with django_capture_on_commit_callbacks(execute=True):
-        round_ = round_place(player=player, table_id=table.pk, main_bet=1000, caller=Caller.player(player))
-        round_decide(player=player, round_id=round_.id, action="war", caller=Caller.player(player))
+        round_ = round_place(player=player, table_id=table.pk, main_bet=1000, actor=Actor.player(player))
+        round_decide(player=player, round_id=round_.id, action="war", actor=Actor.player(player))
     page = admin_client.get(f"/admin/casino/round/{round_.id}/change/").content.decode()
     assert (
         f'title="{round_.player_card}"' in page
@@ -25,7 +25,7 @@ def test_round_recall_shows_cards_decision_ledger_and_verification(
         and ("♥" in page or "♠" in page or "♦" in page or "♣" in page)
     )
     assert "stake" in page and "settlement" in page and "not revealed yet" in page
-    seed_pair_rotate(player=player, client_seed=None, caller=Caller.player(player))
+    seed_pair_rotate(player=player, client_seed=None, actor=Actor.player(player))
     page = admin_client.get(f"/admin/casino/round/{round_.id}/change/").content.decode()
     assert "verified: the revealed seed deals exactly these cards" in page
     assert admin_client.get("/admin/casino/round/add/").status_code == 403
@@ -49,7 +49,7 @@ def test_seed_pairs_hide_unrevealed_seeds(admin_client, player):
 
 
 def test_audit_log_is_read_only(admin_client, player, table):
-    round_place(player=player, table_id=table.pk, main_bet=1000, caller=Caller.player(player))
+    round_place(player=player, table_id=table.pk, main_bet=1000, actor=Actor.player(player))
     assert "round.placed" in admin_client.get("/admin/core/auditevent/").content.decode()
     assert admin_client.get("/admin/core/auditevent/add/").status_code == 403
 

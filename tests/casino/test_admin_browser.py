@@ -14,8 +14,8 @@ def test_an_auditor_signs_in_with_two_factors_and_reads_a_round_and_a_report(pag
 
     from accounts.roles import AUDITOR
     from accounts.services import roles_sync, staff_totp_enroll
-    from casino.services.callers import Caller
     from casino.services.rounds import round_decide, round_place
+    from core.actors import Actor
     from tests.browser import give_seed, seed_with_rounds
     from tests.core.test_admin_site import code
     from tests.factories import TableFactory, make_player
@@ -27,8 +27,8 @@ def test_an_auditor_signs_in_with_two_factors_and_reads_a_round_and_a_report(pag
     table = TableFactory(name="Audit EUR")
     player = make_player(balance=10_000)
     give_seed(player, seed_with_rounds([True]))
-    round_ = round_place(player=player, table_id=table.pk, main_bet=500, caller=Caller.player(player))
-    round_decide(player=player, round_id=round_.id, action="war", caller=Caller.player(player))
+    round_ = round_place(player=player, table_id=table.pk, main_bet=500, actor=Actor.player(player))
+    round_decide(player=player, round_id=round_.id, action="war", actor=Actor.player(player))
 
     page.goto("/admin/")
     page.fill("#id_username", "audra")

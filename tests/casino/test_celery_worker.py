@@ -13,8 +13,8 @@ from django.conf import settings
 from django.db import connection
 
 from casino.models import Round, RoundStatus
-from casino.services.callers import Caller
 from casino.services.rounds import round_place
+from core.actors import Actor
 from ledger.selectors import player_wallet_summary
 from ledger.verification import ledger_verify
 from tests.factories import TableFactory, make_player
@@ -42,12 +42,16 @@ def worker(eager_celery):
     )  # fmt: skip
     eager_celery.conf.task_always_eager = False
     eager_celery.conf.broker_url = settings.REDIS_URL
+    # The app keeps the connection pools of the broker it first published to: an earlier test's
+    # dead broker (tests/casino/services) would take this test's messages.
+    eager_celery._pool = eager_celery.amqp._producer_pool = None
     previous_queue = eager_celery.conf.task_default_queue
     eager_celery.conf.task_default_queue = queue
     try:
         yield process
     finally:
         eager_celery.conf.task_default_queue = previous_queue
+        eager_celery._pool = eager_celery.amqp._producer_pool = None
         process.terminate()
         try:
             output, _ = process.communicate(timeout=15)
@@ -61,7 +65,7 @@ def test_a_real_worker_settles_rounds(worker):
     table = TableFactory()
     player = make_player(balance=50_000, username="worker-test")
     placed = [
-        round_place(player=player, table_id=table.pk, main_bet=1000, caller=Caller.player(player)) for _ in range(10)
+        round_place(player=player, table_id=table.pk, main_bet=1000, actor=Actor.player(player)) for _ in range(10)
     ]
     resolved = [r.id for r in placed if r.status == RoundStatus.RESOLVED]
     deadline = time.monotonic() + 60

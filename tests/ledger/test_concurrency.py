@@ -6,10 +6,11 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.db import connection
 
+from core.actors import Actor
 from core.errors import InsufficientFunds
 from ledger.models import EntryKind, JournalEntry
 from ledger.selectors import player_wallet_summary
-from ledger.services import Actor, Line, house_account, ledger_post, player_accounts_open
+from ledger.services import Line, house_account, ledger_post, player_accounts_open
 from ledger.verification import ledger_verify
 from tests.factories import make_player
 

@@ -1,7 +1,7 @@
 import pytest
 
 from core.errors import CurrencyMismatch, InvalidAmount
-from ledger.money import Money, format_money, format_number, half_for_player, parse_money
+from ledger.money import CURRENCIES, Money, format_money, format_number, parse_money
 
 
 def test_money_is_integer_minor_units_with_a_currency():
@@ -28,8 +28,10 @@ def test_currencies_do_not_mix():
         Money(1, "eur")
 
 
-def test_the_rounding_rule_gives_the_player_the_smaller_half():
-    assert half_for_player(1001) == 500 and half_for_player(1000) == 500
+def test_the_service_holds_iso_4217_currencies_with_cents():
+    assert {"EUR", "USD", "GBP", "BRL"} <= CURRENCIES
+    assert "ZZZ" not in CURRENCIES and "eur" not in CURRENCIES
+    assert "JPY" not in CURRENCIES and "XAU" not in CURRENCIES  # no cents: amounts would be misread
 
 
 # --- Written for people ---

@@ -95,3 +95,33 @@ def test_operators_see_limits_and_exclusions(admin_client, player_client):
     assert "alice" in page and "9000" in page
     assert admin_client.get("/admin/protection/playerlimit/add/").status_code == 403
     assert "limit.set" in admin_client.get("/admin/core/auditevent/").content.decode()
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "code"),
+    [
+        ("/api/v1/protection/exclusions/", {"kind": "nap"}, "invalid_input"),
+        ("/api/v1/protection/exclusions/", {"kind": "timeout", "days": "2"}, "invalid_input"),
+        ("/api/v1/protection/exclusions/", {"kind": "self_exclusion", "months": 6.0}, "invalid_input"),
+        ("/api/v1/protection/limits/", {"kind": "wager", "period": "day"}, "invalid_amount"),
+        ("/api/v1/protection/limits/", {"kind": "wager", "period": "day", "amount": "100"}, "invalid_amount"),
+        ("/api/v1/protection/limits/", {"kind": "wager", "period": "year", "amount": 100}, "invalid_input"),
+        ("/api/v1/protection/reality-check/", {"interval_minutes": True}, "invalid_input"),
+        ("/api/v1/protection/reality-check/", {"interval_minutes": 5}, "invalid_input"),
+    ],
+)
+def test_bad_protection_requests_are_400_and_change_nothing(player_client, player, path, body, code):
+    method = player_client.post if path.endswith("exclusions/") else player_client.put
+    response = method(path, body, content_type="application/json")
+    assert response.status_code == 400 and response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == code
+    assert player_client.get("/api/v1/protection/").json()["limits"] == []
+    assert player_client.get("/api/v1/protection/").json()["exclusion"] is None
+
+
+def test_a_limit_without_an_amount_is_refused_and_null_removes_it(player_client):
+    put = lambda body: player_client.put("/api/v1/protection/limits/", body, content_type="application/json")  # noqa: E731
+    assert put({"kind": "loss", "period": "week", "amount": 5000}).status_code == 200
+    assert put({"kind": "loss", "period": "week"}).status_code == 400  # was 200, removing the limit
+    (limit,) = put({"kind": "loss", "period": "week", "amount": None}).json()["limits"]
+    assert limit["amount"] == 5000 and limit["pending"]["amount"] is None  # removed after 24 hours

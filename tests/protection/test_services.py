@@ -11,8 +11,9 @@ from rest_framework.authtoken.models import Token
 
 from accounts.services import partner_create
 from casino.models import Round
-from casino.services.callers import Caller
 from casino.services.rounds import round_decide, round_place
+from casino.services.settlement import round_settle
+from core.actors import Actor
 from core.errors import LimitExceeded, SelfExcluded, StateConflict
 from ledger.selectors import player_wallet_summary
 from protection.selectors import limit_in_force, protection_summary, session_figures
@@ -37,20 +38,23 @@ def clock(monkeypatch):
 
 
 def place(player, table, main=1000, tie=0):
-    return round_place(player=player, table_id=table.pk, main_bet=main, tie_bet=tie, caller=Caller.player(player))
+    """A round, settled once resolved (as a worker does right after the commit)."""
+    round_ = round_place(player=player, table_id=table.pk, main_bet=main, tie_bet=tie, actor=Actor.player(player))
+    round_settle(round_id=round_.id)
+    return round_
 
 
 ME = None
 
 
 def caller(player):
-    return Caller.player(player)
+    return Actor.player(player)
 
 
 @pytest.mark.django_db
 def test_a_wager_limit_refuses_the_stake_that_would_break_it(table):
     player = make_player(balance=100_000)
-    limit_set(player=player, kind="wager", period="day", amount=2_500, caller=caller(player))
+    limit_set(player=player, kind="wager", period="day", amount=2_500, actor=caller(player))
     place(player, table, main=1000)
     place(player, table, main=1000)
     before = player_wallet_summary(player=player)
@@ -63,7 +67,7 @@ def test_a_wager_limit_refuses_the_stake_that_would_break_it(table):
 @pytest.mark.django_db
 def test_a_loss_limit_counts_what_was_lost(table):
     player = make_player(balance=100_000)
-    limit_set(player=player, kind="loss", period="week", amount=2_000, caller=caller(player))
+    limit_set(player=player, kind="loss", period="week", amount=2_000, actor=caller(player))
     for _ in range(2):
         set_next_round(player, tie=False, player_wins=False)
         place(player, table, main=1000)
@@ -73,9 +77,25 @@ def test_a_loss_limit_counts_what_was_lost(table):
 
 
 @pytest.mark.django_db
+def test_a_stake_not_paid_back_yet_counts_as_lost(table):
+    """Protection measures the wallet's postings: a won round still being settled, or a tie still
+    waiting for a decision, has staked and not been paid: the loss limit counts it (cautiously)."""
+    player = make_player(balance=100_000)
+    limit_set(player=player, kind="loss", period="day", amount=1_500, actor=caller(player))
+    set_next_round(player, tie=False, player_wins=True)
+    won = round_place(player=player, table_id=table.pk, main_bet=1000, actor=Actor.player(player))
+    assert protection_summary(player=player)["limits"][0]["used"] == 1_000  # staked, not paid yet
+    with pytest.raises(LimitExceeded):
+        place(player, table, main=1000)
+    round_settle(round_id=won.id)
+    assert protection_summary(player=player)["limits"][0]["used"] == 0  # paid 2000 for 1000 staked
+    place(player, table, main=1000)
+
+
+@pytest.mark.django_db
 def test_wins_make_room_under_a_loss_limit(table):
     player = make_player(balance=100_000)
-    limit_set(player=player, kind="loss", period="day", amount=1_000, caller=caller(player))
+    limit_set(player=player, kind="loss", period="day", amount=1_000, actor=caller(player))
     set_next_round(player, tie=False, player_wins=True)
     place(player, table, main=1000)  # +1000
     set_next_round(player, tie=False, player_wins=False)
@@ -89,8 +109,8 @@ def test_wins_make_room_under_a_loss_limit(table):
 @pytest.mark.django_db
 def test_the_lowest_limit_that_applies_wins(table):
     player = make_player(balance=100_000)
-    limit_set(player=player, kind="wager", period="day", amount=50_000, caller=caller(player))
-    limit_set(player=player, kind="wager", period="month", amount=1_500, caller=caller(player))
+    limit_set(player=player, kind="wager", period="day", amount=50_000, actor=caller(player))
+    limit_set(player=player, kind="wager", period="month", amount=1_500, actor=caller(player))
     place(player, table, main=1000)
     with pytest.raises(LimitExceeded, match="30 days"):
         place(player, table, main=1000)
@@ -99,8 +119,8 @@ def test_the_lowest_limit_that_applies_wins(table):
 @pytest.mark.django_db
 def test_a_decrease_applies_at_once_an_increase_after_24_hours(clock, table):
     player = make_player(balance=100_000)
-    limit_set(player=player, kind="wager", period="day", amount=1_000, caller=caller(player))
-    limit_set(player=player, kind="wager", period="day", amount=5_000, caller=caller(player))
+    limit_set(player=player, kind="wager", period="day", amount=1_000, actor=caller(player))
+    limit_set(player=player, kind="wager", period="day", amount=5_000, actor=caller(player))
     assert limit_in_force(player=player, kind="wager", period="day").amount == 1_000
     summary = protection_summary(player=player)["limits"][0]
     assert summary["amount"] == 1_000 and summary["pending"]["amount"] == 5_000
@@ -108,18 +128,18 @@ def test_a_decrease_applies_at_once_an_increase_after_24_hours(clock, table):
     assert limit_in_force(player=player, kind="wager", period="day").amount == 1_000
     clock.advance(minutes=2)
     assert limit_in_force(player=player, kind="wager", period="day").amount == 5_000
-    limit_set(player=player, kind="wager", period="day", amount=500, caller=caller(player))
+    limit_set(player=player, kind="wager", period="day", amount=500, actor=caller(player))
     assert limit_in_force(player=player, kind="wager", period="day").amount == 500
 
 
 @pytest.mark.django_db
 def test_a_removal_waits_and_a_later_decrease_beats_a_pending_increase(clock):
     player = make_player()
-    limit_set(player=player, kind="deposit", period="week", amount=10_000, caller=caller(player))
-    limit_set(player=player, kind="deposit", period="week", amount=None, caller=caller(player))
+    limit_set(player=player, kind="deposit", period="week", amount=10_000, actor=caller(player))
+    limit_set(player=player, kind="deposit", period="week", amount=None, actor=caller(player))
     assert limit_in_force(player=player, kind="deposit", period="week").amount == 10_000
     clock.advance(hours=1)
-    limit_set(player=player, kind="deposit", period="week", amount=8_000, caller=caller(player))
+    limit_set(player=player, kind="deposit", period="week", amount=8_000, actor=caller(player))
     clock.advance(hours=30)
     assert limit_in_force(player=player, kind="deposit", period="week").amount == 8_000
     assert protection_summary(player=player)["limits"][0]["pending"] is None
@@ -128,7 +148,7 @@ def test_a_removal_waits_and_a_later_decrease_beats_a_pending_increase(clock):
 @pytest.mark.django_db
 def test_limits_look_back_over_their_period(clock, table):
     player = make_player(balance=100_000)
-    limit_set(player=player, kind="wager", period="day", amount=1_000, caller=caller(player))
+    limit_set(player=player, kind="wager", period="day", amount=1_000, actor=caller(player))
     place(player, table, main=1000)
     with pytest.raises(LimitExceeded):
         place(player, table, main=100)
@@ -150,7 +170,7 @@ def test_a_time_out_refuses_rounds_and_deposits_signs_out_and_lets_a_waiting_rou
     Token.objects.create(user=player.user)
     set_next_round(player, tie=True)
     waiting = place(player, table)
-    exclusion_start(player=player, kind="timeout", days=2, caller=caller(player))
+    exclusion_start(player=player, kind="timeout", days=2, actor=caller(player))
     assert not Token.objects.filter(user=player.user).exists()
     with pytest.raises(SelfExcluded):
         place(player, table)
@@ -167,11 +187,11 @@ def test_a_time_out_refuses_rounds_and_deposits_signs_out_and_lets_a_waiting_rou
     )
     assert out.status_code == 201  # the player's money can still leave
     assert (
-        round_decide(player=player, round_id=waiting.id, action="surrender", caller=caller(player)).outcome
+        round_decide(player=player, round_id=waiting.id, action="surrender", actor=caller(player)).outcome
         == "surrender"
     )
     with pytest.raises(StateConflict):
-        exclusion_start(player=player, kind="timeout", days=1, caller=caller(player))  # no shortening
+        exclusion_start(player=player, kind="timeout", days=1, actor=caller(player))  # no shortening
     clock.advance(days=2, seconds=1)
     place(player, table)
 
@@ -179,20 +199,20 @@ def test_a_time_out_refuses_rounds_and_deposits_signs_out_and_lets_a_waiting_rou
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("kind", "extra"),
-    [("timeout", {"days": 0}), ("timeout", {"days": 43}), ("self_exclusion", {"months": 3}), ("nap", {})],
+    [("timeout", {"days": 0}), ("timeout", {"days": 43}), ("self_exclusion", {"months": 3}), ("timeout", {})],
 )
 def test_exclusion_lengths_are_checked(kind, extra):
     from core.errors import InvalidInput
 
     player = make_player()
     with pytest.raises(InvalidInput):
-        exclusion_start(player=player, kind=kind, caller=caller(player), **extra)
+        exclusion_start(player=player, kind=kind, actor=caller(player), **extra)
 
 
 @pytest.mark.django_db
 def test_self_exclusion_lasts_its_months(clock):
     player = make_player()
-    exclusion = exclusion_start(player=player, kind="self_exclusion", months=6, caller=caller(player))
+    exclusion = exclusion_start(player=player, kind="self_exclusion", months=6, actor=caller(player))
     assert 182 <= (exclusion.ends_at - exclusion.starts_at).days <= 184
     clock.advance(days=100)
     assert protection_summary(player=player)["exclusion"]["kind"] == "self_exclusion"
@@ -201,7 +221,7 @@ def test_self_exclusion_lasts_its_months(clock):
 @pytest.mark.django_db
 def test_reality_check_figures(clock, table):
     player = make_player(balance=100_000)
-    reality_check_set(player=player, interval_minutes=30, caller=caller(player))
+    reality_check_set(player=player, interval_minutes=30, actor=caller(player))
     session_start(player=player)
     set_next_round(player, tie=False, player_wins=False)
     place(player, table, main=1000)
@@ -218,7 +238,7 @@ def test_reality_check_figures(clock, table):
 def test_concurrent_rounds_never_overshoot_a_wager_limit():
     table = TableFactory()
     player = make_player(balance=1_000_000, username="limited")
-    limit_set(player=player, kind="wager", period="day", amount=10_000, caller=caller(player))
+    limit_set(player=player, kind="wager", period="day", amount=10_000, actor=caller(player))
     barrier = threading.Barrier(16)
 
     def attempt(i):

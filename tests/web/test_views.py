@@ -91,12 +91,12 @@ def test_top_up_adds_play_money_once_per_form(client, play_money):
 
 
 def test_history_and_round_recall_show_only_the_players_own_rounds(client, table):
-    from casino.services.callers import Caller
     from casino.services.rounds import round_place
+    from core.actors import Actor
 
     player, other = make_player(balance=10_000), make_player(balance=10_000)
-    mine = round_place(player=player, table_id=table.pk, main_bet=100, tie_bet=0, caller=Caller.player(player))
-    theirs = round_place(player=other, table_id=table.pk, main_bet=100, tie_bet=0, caller=Caller.player(other))
+    mine = round_place(player=player, table_id=table.pk, main_bet=100, tie_bet=0, actor=Actor.player(player))
+    theirs = round_place(player=other, table_id=table.pk, main_bet=100, tie_bet=0, actor=Actor.player(other))
     client.force_login(player.user)
     history = client.get(reverse("web:history")).content.decode()
     assert str(mine.id) in history and str(theirs.id) not in history
@@ -123,10 +123,10 @@ def test_the_table_page_carries_a_pending_decision(client, table):
     from tests.browser import give_seed, seed_with_rounds
 
     give_seed(player, seed_with_rounds([True]))
-    from casino.services.callers import Caller
     from casino.services.rounds import round_place
+    from core.actors import Actor
 
-    round_place(player=player, table_id=table.pk, main_bet=100, tie_bet=0, caller=Caller.player(player))
+    round_place(player=player, table_id=table.pk, main_bet=100, tie_bet=0, actor=Actor.player(player))
     pending = Round.objects.get(player=player)
     assert pending.status == "awaiting_decision"
     page = client.get(reverse("web:table", args=[table.pk])).content.decode()

@@ -7,6 +7,7 @@ import time
 import qrcode
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django_otp.oath import TOTP
 
 from accounts.services import staff_totp_enroll
 from core.errors import InvalidInput
@@ -29,8 +30,6 @@ class Command(BaseCommand):
         if code:
             if not settings.DEBUG:
                 raise CommandError("--code is for demo servers (DEBUG on); use an authenticator app")
-            from django_otp.oath import TOTP
-
             totp = TOTP(device.bin_key, device.step, device.t0, device.digits, device.drift)
             totp.time = time.time()
             self.stdout.write(f"{totp.token():0{device.digits}d}")

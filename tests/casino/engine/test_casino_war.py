@@ -19,6 +19,7 @@ from casino.engine import (
     play_round,
     shoe_cards,
 )
+from casino.engine.casino_war import half_for_player
 
 SEED = "cd" * 32
 
@@ -49,6 +50,7 @@ def test_surrender_returns_the_smaller_half_of_an_odd_bet():
     state = place_bets(rules=CasinoWarRules(), main=1001, cards=stacked("7H", "7S"))
     state = decide(state, Action.SURRENDER, stacked())
     assert state.outcome is Outcome.SURRENDER and state.nets.main == -501 and state.payout == 500
+    assert half_for_player(1001) == 500 and half_for_player(1000) == 500  # the one rounding rule
 
 
 def test_war_win_pays_the_raise_and_pushes_the_main_bet():

@@ -9,9 +9,9 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from casino.models import Round, RoundStatus
-from casino.services.callers import Caller
 from casino.services.rounds import round_place
 from casino.services.settlement import round_settle
+from core.actors import Actor
 from ledger.models import JournalEntry
 from ledger.selectors import player_wallet_summary
 from ledger.verification import ledger_verify
@@ -67,7 +67,7 @@ def test_a_settlement_run_twice_and_concurrently_pays_once():
     table = TableFactory()
     player = make_player(balance=10_000, username="twice")
     set_next_round(player, tie=False, player_wins=True)
-    round_ = round_place(player=player, table_id=table.pk, main_bet=1000, caller=Caller.player(player))
+    round_ = round_place(player=player, table_id=table.pk, main_bet=1000, actor=Actor.player(player))
     connection.close()
     # The eager task already settled it on commit; run it again, and 16 times at once.
     results = run_concurrently(16, lambda _: round_settle(round_id=round_.id))
@@ -85,7 +85,7 @@ def test_concurrent_settlement_of_an_unsettled_round_pays_once(eager_celery):
     table = TableFactory()
     player = make_player(balance=10_000, username="lost-message")
     set_next_round(player, tie=False, player_wins=False)
-    round_ = round_place(player=player, table_id=table.pk, main_bet=1000, caller=Caller.player(player))
+    round_ = round_place(player=player, table_id=table.pk, main_bet=1000, actor=Actor.player(player))
     assert Round.objects.get(pk=round_.id).status == RoundStatus.RESOLVED
     results = run_concurrently(16, lambda _: round_settle(round_id=round_.id))
     assert results.count(True) == 1, results
@@ -105,7 +105,7 @@ def test_a_batch_leaves_a_round_another_attempt_is_settling_and_settles_the_rest
     placed = []
     for _ in range(2):
         set_next_round(player, tie=False, player_wins=True)
-        placed.append(round_place(player=player, table_id=table.pk, main_bet=1000, caller=Caller.player(player)))
+        placed.append(round_place(player=player, table_id=table.pk, main_bet=1000, actor=Actor.player(player)))
     busy, free = placed
     settings = connection.settings_dict
     with psycopg.connect(

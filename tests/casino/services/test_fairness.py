@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from casino.engine import server_seed_hash, verify_round
 from casino.models import SeedPair
-from casino.services.callers import Caller
 from casino.services.fairness import seed_pair_active, seed_pair_rotate
 from casino.services.rounds import round_place
+from core.actors import Actor
 from tests.casino.helpers import set_next_round
 from tests.factories import make_player
 
@@ -27,7 +27,7 @@ def test_the_next_server_seed_hash_is_published_and_the_rotation_moves_to_it(pla
     committed = before["next_server_seed_hash"]
     assert len(committed) == 64 and committed != before["server_seed_hash"]
     set_next_round(player, tie=False)  # resolved at once: a round waiting for a decision blocks rotation
-    round_place(player=player, table_id=table.pk, main_bet=1000, caller=Caller.player(player))
+    round_place(player=player, table_id=table.pk, main_bet=1000, actor=Actor.player(player))
     # The player chooses the new client seed only now, knowing the commitment.
     after = player_client.post(FAIRNESS + "rotate/", {"client_seed": "chosen after"}, content_type="application/json")
     assert after.status_code == 200
@@ -51,7 +51,7 @@ def test_the_next_server_seed_hash_is_published_and_the_rotation_moves_to_it(pla
 def test_whatever_the_client_seed_a_rotation_moves_to_the_committed_seed(player, client_seed):
     current = seed_pair_active(player=player)
     committed = current.next_server_seed
-    new = seed_pair_rotate(player=player, client_seed=client_seed, caller=Caller.player(player))
+    new = seed_pair_rotate(player=player, client_seed=client_seed, actor=Actor.player(player))
     assert new.server_seed == committed and new.server_seed_hash == server_seed_hash(committed)
     assert new.next_server_seed not in ("", committed)
     current.refresh_from_db()
@@ -60,8 +60,8 @@ def test_whatever_the_client_seed_a_rotation_moves_to_the_committed_seed(player,
 
 def test_a_round_after_the_rotation_is_dealt_from_the_committed_seed(player, table):
     committed = seed_pair_active(player=player).next_server_seed
-    seed_pair_rotate(player=player, client_seed="mine", caller=Caller.player(player))
-    round_ = round_place(player=player, table_id=table.pk, main_bet=1000, caller=Caller.player(player))
+    seed_pair_rotate(player=player, client_seed="mine", actor=Actor.player(player))
+    round_ = round_place(player=player, table_id=table.pk, main_bet=1000, actor=Actor.player(player))
     cards = verify_round(server_seed=committed, client_seed="mine", nonce=0, decks=6, burn=3).cards
     assert (round_.player_card, round_.dealer_card) == (cards.player.code, cards.dealer.code)
 

@@ -9,9 +9,9 @@ from django.utils import timezone
 from casino.engine import shoe, shuffle
 from casino.engine.fairness import HmacStream
 from casino.models import Round, RoundStatus, ShoeState
-from casino.services.callers import Caller
 from casino.services.rounds import round_decide, round_place, rounds_decide_timed_out
 from casino.services.settlement import rounds_settle_overdue
+from core.actors import Actor
 from core.models import AuditEvent
 from ledger.selectors import player_wallet_summary
 from ledger.verification import ledger_verify
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db
 
 
 def place(player, table, main=1000, tie=0):
-    return round_place(player=player, table_id=table.pk, main_bet=main, tie_bet=tie, caller=Caller.player(player))
+    return round_place(player=player, table_id=table.pk, main_bet=main, tie_bet=tie, actor=Actor.player(player))
 
 
 def overdue(round_):
@@ -59,7 +59,7 @@ def test_the_round_plays_to_the_rules_it_was_placed_under(table):
     table.is_open = False
     table.burn = 0
     table.save()
-    decided = round_decide(player=player, round_id=round_.id, action="war", caller=Caller.player(player))
+    decided = round_decide(player=player, round_id=round_.id, action="war", actor=Actor.player(player))
     assert len(decided.burned.split()) == 3
 
 
@@ -88,7 +88,7 @@ def test_a_persistent_shoe_deals_consecutive_cards_and_reshuffles_at_the_cut(db)
     while len(rounds) < 30:
         round_ = place(player, table)
         if round_.status == RoundStatus.AWAITING_DECISION:
-            round_ = round_decide(player=player, round_id=round_.id, action="war", caller=Caller.player(player))
+            round_ = round_decide(player=player, round_id=round_.id, action="war", actor=Actor.player(player))
         rounds.append(round_)
     first = rounds[0]
     pair = first.seed_pair

@@ -9,9 +9,9 @@ import pytest
 from accounts.models import Partner
 from accounts.services import partner_create
 from casino.models import WebhookDelivery
-from casino.services.callers import Caller
 from casino.services.rounds import round_place
 from casino.services.webhooks import webhook_deliver
+from core.actors import Actor
 from tests.casino.helpers import set_next_round
 from tests.factories import make_player
 from tests.servers import Answer, PartnerServer
@@ -28,7 +28,7 @@ def settle_a_partner_round(partner, table, capture) -> WebhookDelivery:
     player = make_player(balance=10_000, partner=partner, external_id="ext-1")
     set_next_round(player, tie=False)
     with capture(execute=True):  # settlement and the first delivery attempt run on commit
-        round_place(player=player, table_id=table.pk, main_bet=1000, caller=Caller.partner(partner))
+        round_place(player=player, table_id=table.pk, main_bet=1000, actor=Actor.partner(partner))
     return WebhookDelivery.objects.get()
 
 

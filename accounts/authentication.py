@@ -1,4 +1,6 @@
-"""Partner casinos sign every request (API.md): X-Partner-Key, X-Timestamp, X-Nonce, X-Signature."""
+"""Who is calling the API: a player with a token (`Authorization: Token <key>`) or the session
+cookie, or a partner casino signing every request (API.md: X-Partner-Key, X-Timestamp, X-Nonce,
+X-Signature). Both schemes are described in the OpenAPI schema so that generated clients send them."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, TokenAuthentication
 from rest_framework.authtoken.models import Token
+from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.models import Partner, Player, User
 from accounts.partners import partner_authenticate
@@ -49,8 +52,20 @@ class PartnerSignatureAuthentication(BaseAuthentication):
         return 'HMAC-SHA256 realm="partner"'
 
 
+class PartnerRateThrottle(SimpleRateThrottle):
+    """Requests per partner (all its players together)."""
+
+    scope = "partner"
+
+    def get_cache_key(self, request, view):
+        partner = getattr(request.user, "partner", None)
+        if partner is None:
+            return None
+        return self.cache_format % {"scope": self.scope, "ident": partner.pk}
+
+
 class PartnerSignatureScheme(OpenApiAuthenticationExtension):
-    target_class = "casino.api.authentication.PartnerSignatureAuthentication"
+    target_class = "accounts.authentication.PartnerSignatureAuthentication"
     name = "partnerSignature"
 
     def get_security_definition(self, auto_schema):
@@ -93,3 +108,23 @@ class PlayerTokenAuthentication(TokenAuthentication):
         if not user.is_active:
             raise exceptions.AuthenticationFailed("User inactive or deleted.")
         return user, token
+
+
+class PlayerTokenScheme(OpenApiAuthenticationExtension):
+    """The token scheme as generators read it: an API key in the Authorization header whose value
+    is the word Token, a space and the key (not a bearer token)."""
+
+    target_class = "accounts.authentication.PlayerTokenAuthentication"
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": (
+                'Send "Authorization: Token <token>" (the word Token, a space, the token from '
+                "POST /api/v1/auth/token/). It is not a bearer token: with a generated client, set "
+                'its prefix to "Token".'
+            ),
+        }

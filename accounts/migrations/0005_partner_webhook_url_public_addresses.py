@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0003_player_language'),
+        ('accounts', '0004_user_username_skeleton'),
     ]
 
     operations = [

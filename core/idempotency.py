@@ -1,4 +1,5 @@
-"""Idempotency-Key handling for POSTs that move money or create a round (API.md).
+"""Idempotency-Key handling for POSTs that move money or create a round (API.md), the same for
+every app's API: a view passes the caller's scope and its work to `idempotent`.
 
 A request's business work and its stored response commit together in one transaction, so a
 stored response always matches what happened, and a request that fails leaves nothing behind for
@@ -35,7 +36,7 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
     name="Idempotency-Key",
     location=OpenApiParameter.HEADER,
     required=True,
-    type=str,
+    type={"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[ -~]+$"},
     description="1-255 printable ASCII characters; a retry with the same key and body returns the first response.",
 )
 

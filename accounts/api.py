@@ -1,0 +1,203 @@
+"""The accounts HTTP surface (API.md): sign-up and sign-in, partners' players and transfers, and
+who a player endpoint acts for.
+
+Every player endpoint (the wallet, rounds, protection...) is an APIView that reads
+`request.player` and `request.actor`. It is mounted twice by `player_paths`: for a signed-in
+player (`/api/v1/...`, token or session cookie) and for a partner acting for one of its players
+(`/api/v1/partner/players/{external_id}/...`, signed requests).
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import logout
+from django.urls import path
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
+from rest_framework.views import APIView
+
+from accounts.authentication import PartnerRateThrottle, PartnerSignatureAuthentication
+from accounts.partners import partner_player_get, partner_player_upsert, partner_transfer
+from accounts.serializers import (
+    CredentialsSerializer,
+    PartnerPlayerSerializer,
+    PlayerSerializer,
+    SignupSerializer,
+    TokenSerializer,
+    TransferCreateSerializer,
+    TransferSerializer,
+)
+from accounts.services import player_signup, user_session_sign_in, user_token_sign_in
+from core.actors import Actor
+from core.api import problems, validated
+from core.errors import NotAPlayer
+from core.idempotency import IDEMPOTENCY_HEADER, idempotent
+from core.times import rfc3339
+from ledger.selectors import player_wallet_summary
+
+# --- Who a player endpoint acts for ------------------------------------------------------------------
+
+
+class PlayerScoped(APIView):
+    """The signed-in player, acting for itself."""
+
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [UserRateThrottle]
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        request.player = self.scoped_player()
+        request.actor = self.scoped_actor(request.player)
+
+    def scoped_player(self):
+        player = getattr(self.request.user, "player", None)
+        if player is None:
+            raise NotAPlayer()
+        return player
+
+    def scoped_actor(self, player) -> Actor:
+        return Actor.player(player)
+
+
+class PartnerScoped(PlayerScoped):
+    """A partner casino, acting for its player `external_id`."""
+
+    authentication_classes = [PartnerSignatureAuthentication]
+    throttle_classes = [PartnerRateThrottle]
+
+    def scoped_player(self):
+        return partner_player_get(partner=self.request.auth, external_id=self.kwargs["external_id"])
+
+    def scoped_actor(self, player) -> Actor:
+        return Actor.partner(self.request.auth)
+
+
+def _scoped(scope: type[PlayerScoped], view: type[APIView]) -> type[APIView]:
+    return type(f"{scope.__name__.removesuffix('Scoped')}{view.__name__}", (scope, view), {"__doc__": view.__doc__})
+
+
+PARTNER_PREFIX = "partner/players/<str:external_id>/"
+
+
+def player_paths(endpoints, *, partner: bool) -> list:
+    """URL patterns of player endpoints, given as (route, view, name): for the player itself, or
+    under `partner/players/<external_id>/` for a partner."""
+    if partner:
+        return [
+            path(f"{PARTNER_PREFIX}{route}", _scoped(PartnerScoped, view).as_view(), name=f"partner-{name}")
+            for route, view, name in endpoints
+        ]
+    return [path(route, _scoped(PlayerScoped, view).as_view(), name=name) for route, view, name in endpoints]
+
+
+def player_representation(player) -> dict:
+    return {
+        "id": str(player.pk),
+        "username": player.user.username,
+        "email": player.user.email,
+        "currency": player.currency,
+        "external_id": player.external_id or None,
+    }
+
+
+# --- Public: sign up, sign in ------------------------------------------------------------------------
+
+
+class SignupView(APIView):
+    authentication_classes = []
+    permission_classes = [AllowAny]
+    throttle_classes = [AnonRateThrottle]
+
+    @extend_schema(request=SignupSerializer, responses={201: PlayerSerializer, **problems(400, 429)}, summary="Sign up")
+    def post(self, request):
+        player = player_signup(**validated(SignupSerializer, request.data), request=request._request)
+        return Response(player_representation(player), status=201)
+
+
+class TokenView(APIView):
+    authentication_classes = []
+    permission_classes = [AllowAny]
+    throttle_classes = [AnonRateThrottle]
+
+    @extend_schema(
+        request=CredentialsSerializer, responses={200: TokenSerializer, **problems(400, 429)}, summary="Get a token"
+    )
+    def post(self, request):
+        token = user_token_sign_in(request=request._request, **validated(CredentialsSerializer, request.data))
+        return Response({"token": token})
+
+
+class SessionView(APIView):
+    """Sign in and out with the session cookie (the web front end); CSRF protection applies."""
+
+    permission_classes = [AllowAny]
+    throttle_classes = [AnonRateThrottle]
+
+    @extend_schema(
+        request=CredentialsSerializer,
+        responses={200: PlayerSerializer, **problems(400, 403, 429)},
+        summary="Sign in with the session cookie",
+    )
+    def post(self, request):
+        player = user_session_sign_in(request=request._request, **validated(CredentialsSerializer, request.data))
+        return Response(player_representation(player))
+
+    @extend_schema(request=None, responses={204: OpenApiResponse(description="Signed out.")}, summary="Sign out")
+    def delete(self, request):
+        logout(request._request)
+        return Response(status=204)
+
+
+# --- Partners only ---------------------------------------------------------------------------------------
+
+
+class PartnerPlayerView(APIView):
+    authentication_classes = [PartnerSignatureAuthentication]
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [PartnerRateThrottle]
+
+    @extend_schema(
+        request=PartnerPlayerSerializer,
+        responses={200: PlayerSerializer, 201: PlayerSerializer, **problems(400, 401, 422, 429)},
+        summary="Create the partner's player if new; return it either way",
+    )
+    def put(self, request, external_id):
+        shape = validated(PartnerPlayerSerializer, request.data)
+        player, created = partner_player_upsert(partner=request.auth, external_id=external_id, **shape)
+        return Response(player_representation(player), status=201 if created else 200)
+
+
+class PartnerTransferView(PartnerScoped):
+    @extend_schema(
+        request=TransferCreateSerializer,
+        parameters=[IDEMPOTENCY_HEADER],
+        responses={201: TransferSerializer, **problems(400, 401, 404, 409, 422, 429)},
+        summary="Move money between the partner and the player's wallet",
+    )
+    def post(self, request, external_id):
+        shape = validated(TransferCreateSerializer, request.data)
+        partner, player = request.auth, request.player
+
+        def work():
+            transfer = partner_transfer(partner=partner, player=player, **shape)
+            return 201, {
+                "id": str(transfer.id),
+                "direction": transfer.direction,
+                "amount": transfer.amount,
+                "currency": transfer.currency,
+                "reference": transfer.reference,
+                "balance": player_wallet_summary(player=player)["balance"],
+                "created_at": rfc3339(transfer.created_at),
+            }
+
+        return idempotent(request, scope=request.actor.scope, work=work)
+
+
+urlpatterns = [
+    path("players/", SignupView.as_view(), name="signup"),
+    path("auth/token/", TokenView.as_view(), name="token"),
+    path("auth/session/", SessionView.as_view(), name="session"),
+    path("partner/players/<str:external_id>/", PartnerPlayerView.as_view(), name="partner-player"),
+    path("partner/players/<str:external_id>/transfers/", PartnerTransferView.as_view(), name="partner-transfers"),
+]

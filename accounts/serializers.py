@@ -1,0 +1,79 @@
+"""Shapes of the accounts API: sign-up, sign-in, partners' players and transfers."""
+
+from __future__ import annotations
+
+from django.core.validators import ProhibitNullCharactersValidator
+from rest_framework import serializers
+from rest_framework.validators import ProhibitSurrogateCharactersValidator
+
+from accounts.models import TransferDirection, User
+from accounts.services import PASSWORD_MAX_LENGTH
+from accounts.usernames import MAX_LENGTH, MIN_LENGTH, RULES
+from core.api import EnumField, PrintableTextField, StrictCharField, StrictChoiceField
+from ledger.money import CURRENCIES
+from ledger.serializers import MinorUnitsField
+
+
+class SignupSerializer(serializers.Serializer):
+    username = StrictCharField(min_length=MIN_LENGTH, max_length=MAX_LENGTH, help_text=f"A username is {RULES}.")
+    password = StrictCharField(
+        write_only=True, min_length=8, max_length=PASSWORD_MAX_LENGTH,
+        help_text="At least 8 characters, not only digits, not a common password, no control characters.",
+    )  # fmt: skip
+    email = StrictCharField(
+        required=False, allow_blank=True, max_length=User._meta.get_field("email").max_length,
+        help_text="An e-mail address (optional).",
+    )  # fmt: skip
+
+
+class PlayerSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    username = serializers.CharField()
+    email = serializers.CharField()
+    currency = serializers.CharField()
+    external_id = serializers.CharField(allow_null=True, help_text="The partner's id of its player; null otherwise.")
+
+
+ProhibitedCharacters = (ProhibitNullCharactersValidator, ProhibitSurrogateCharactersValidator)
+
+
+class CredentialField(StrictCharField):
+    """A username or a password typed at sign-in: any string. One that no account can have (a NUL,
+    a lone surrogate) is simply wrong, `invalid_credentials` like any other (the service checks)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.validators = [v for v in self.validators if not isinstance(v, ProhibitedCharacters)]
+
+
+class CredentialsSerializer(serializers.Serializer):
+    username = CredentialField(max_length=MAX_LENGTH)
+    password = CredentialField(max_length=PASSWORD_MAX_LENGTH)
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text='Send it as "Authorization: Token <token>".')
+
+
+class PartnerPlayerSerializer(serializers.Serializer):
+    currency = StrictChoiceField(
+        choices=sorted(CURRENCIES), help_text="ISO 4217 code of the new player's wallet (a currency with cents)."
+    )
+
+
+class TransferCreateSerializer(serializers.Serializer):
+    direction = EnumField(TransferDirection)
+    amount = MinorUnitsField()
+    reference = PrintableTextField(min_length=1, max_length=128, help_text="The partner's reference (printable).")
+
+
+class TransferSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    direction = serializers.ChoiceField(choices=TransferDirection.choices)
+    amount = serializers.IntegerField()
+    currency = serializers.CharField()
+    reference = serializers.CharField()
+    balance = serializers.IntegerField(help_text="The wallet's balance after the transfer.")
+    created_at = serializers.DateTimeField()
+
+

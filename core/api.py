@@ -1,0 +1,217 @@
+"""What every app's HTTP surface shares: JSON in and out, strict input fields, one declared shape
+per request that both validates it and documents it, problem responses, and pages.
+
+Views validate with `validated(Shape, request.data)`, call one service and serialize. A field
+error whose code names a contract error (`invalid_amount`, `unknown_table`...) becomes that
+error; any other is `invalid_input`. A web page that changes the same things (the protection
+forms) validates with the same shapes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from django.core.validators import RegexValidator
+from django.utils.translation import gettext, gettext_lazy
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from rest_framework import serializers
+from rest_framework.exceptions import ErrorDetail
+from rest_framework.pagination import LimitOffsetPagination
+
+from core.errors import InvalidInput
+from core.problems import PROBLEM_CONTENT_TYPE
+from core.text import PRINTABLE_TEXT
+
+# --- Strict fields --------------------------------------------------------------------------------
+# DRF's fields coerce: IntegerField takes "10", 10.0 and true; CharField takes numbers and trims
+# spaces; ChoiceField takes "6" for 6. The API takes JSON values as they are typed.
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer: not a boolean, a float or a string of digits."""
+
+    def to_internal_value(self, data):
+        if type(data) is not int:
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictCharField(serializers.CharField):
+    """A JSON string, taken as sent (no trimming). DRF already refuses NUL and lone surrogates."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictChoiceField(serializers.ChoiceField):
+    """One of the choices, of the same JSON type (6 is a choice, "6" and 6.0 are not)."""
+
+    def to_internal_value(self, data):
+        for choice in self.choices:
+            if type(choice) is type(data) and choice == data:
+                return choice
+        self.fail("invalid_choice", input=data)
+
+
+class EnumField(StrictChoiceField):
+    """One of an enumeration's values (a plain Enum, or Django's TextChoices), returned as its member."""
+
+    def __init__(self, enum, **kwargs):
+        self.enum = enum
+        super().__init__(choices=[(member.value, getattr(member, "label", member.value)) for member in enum], **kwargs)
+
+    def to_internal_value(self, data):
+        return self.enum(super().to_internal_value(data))
+
+    def to_representation(self, value):
+        return self.enum(value).value
+
+
+class PrintableTextField(StrictCharField):
+    """Text without control characters: what a person could have typed."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.validators.append(RegexValidator(PRINTABLE_TEXT, gettext_lazy("Control characters are not allowed.")))
+
+
+# --- Declared shapes validate -------------------------------------------------------------------
+
+
+def _field_errors(errors, path: str = "") -> Iterator[tuple[str, ErrorDetail]]:
+    """Every (field path, error) of a serializer's errors, in field order."""
+    if isinstance(errors, dict):
+        for name, nested in errors.items():
+            yield from _field_errors(nested, f"{path}.{name}" if path else str(name))
+    elif isinstance(errors, list):
+        for nested in errors:
+            yield from _field_errors(nested, path)
+    else:
+        yield path, errors
+
+
+def _contract_input_errors() -> dict[str, type[InvalidInput]]:
+    found: dict[str, type[InvalidInput]] = {}
+    pending = [InvalidInput]
+    while pending:
+        error = pending.pop()
+        if error.status == 400:
+            found.setdefault(error.code, error)
+        pending.extend(error.__subclasses__())
+    return found
+
+
+def input_error(errors) -> InvalidInput:
+    """The service error for a shape's field errors: the first one that names a contract code
+    (a field raised it with that code) gives its class; otherwise `invalid_input`. All of them
+    travel in `errors`."""
+    contract = _contract_input_errors()
+    listed = list(_field_errors(errors))
+    for _path, detail in listed:
+        error = contract.get(getattr(detail, "code", None))
+        if error is not None and error is not InvalidInput:
+            return error(str(detail), errors=errors)
+    if not listed:
+        return InvalidInput(errors=errors)
+    path, detail = listed[0]
+    text = str(detail) if path in ("", "non_field_errors") else f"{path}: {detail}"
+    return InvalidInput(text, errors=errors)
+
+
+def validated(shape: type[serializers.Serializer], data: object, **context) -> dict:
+    """The request's values, as the shape declares them, or the service error that refuses them."""
+    serializer = shape(data=data, context=context)
+    if not serializer.is_valid():
+        raise input_error(serializer.errors)
+    return serializer.validated_data
+
+
+# --- Problems, in the schema ----------------------------------------------------------------------
+
+
+class ProblemSerializer(serializers.Serializer):
+    type = serializers.CharField()
+    title = serializers.CharField()
+    status = serializers.IntegerField()
+    detail = serializers.CharField()
+    code = serializers.CharField(help_text="Machine code, e.g. insufficient_funds; never changes.")
+    errors = serializers.DictField(required=False, help_text="Invalid input: the messages of each field.")
+
+
+def problems(*statuses: int) -> dict:
+    """Schema responses: these statuses answer `application/problem+json`."""
+    return {
+        (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(ProblemSerializer, description="A problem (RFC 9457).")
+        for status in statuses
+    }
+
+
+# --- Pages -------------------------------------------------------------------------------------------
+
+
+class Pages(LimitOffsetPagination):
+    """`?limit=&offset=`, checked strictly: a limit or offset that is not a plain number in range
+    is `invalid_input` (DRF would silently use the default)."""
+
+    default_limit = 50
+    max_limit = 500
+    max_offset = 1_000_000_000
+
+    def _number(self, request, name: str, low: int, high: int, default: int) -> int:
+        raw = request.query_params.get(name)
+        if raw is None:
+            return default
+        if not re.fullmatch(r"[0-9]{1,10}", raw) or not low <= int(raw) <= high:
+            raise InvalidInput(gettext("%(name)s is a whole number from %(low)s to %(high)s")
+                               % {"name": name, "low": low, "high": high})  # fmt: skip
+        return int(raw)
+
+    def get_limit(self, request):
+        return self._number(request, self.limit_query_param, 1, self.max_limit, self.default_limit)
+
+    def get_offset(self, request):
+        return self._number(request, self.offset_query_param, 0, self.max_offset, 0)
+
+
+PAGE_PARAMETERS = [
+    OpenApiParameter(
+        "limit", {"type": "integer", "minimum": 1, "maximum": Pages.max_limit}, OpenApiParameter.QUERY,
+        description=f"Items per page (default {Pages.default_limit}).",
+    ),
+    OpenApiParameter(
+        "offset", {"type": "integer", "minimum": 0, "maximum": Pages.max_offset}, OpenApiParameter.QUERY,
+        description="How many items to skip.",
+    ),
+]  # fmt: skip
+
+
+def page_of(item: type[serializers.Serializer]) -> type[serializers.Serializer]:
+    """The shape of a page of `item`s, as `Pages` answers it."""
+    name = item.__name__.removesuffix("Serializer")
+    return type(
+        f"{name}PageSerializer",
+        (serializers.Serializer,),
+        {
+            "__module__": item.__module__,
+            "__doc__": f"A page of {name} items, newest first.",
+            "is_page": True,  # core.schema names its GET a list
+            "count": serializers.IntegerField(help_text="How many items there are in all."),
+            "next": serializers.URLField(allow_null=True, help_text="The next page, if any."),
+            "previous": serializers.URLField(allow_null=True, help_text="The previous page, if any."),
+            "results": item(many=True),
+        },
+    )
+
+
+def paginated(request, view, queryset, represent) -> dict:
+    """One page of `queryset`, each item as `represent` makes it, in the page shape of `page_of`."""
+    pages = Pages()
+    items = pages.paginate_queryset(queryset, request, view=view)
+    return pages.get_paginated_response([represent(item) for item in items]).data

@@ -1,0 +1,111 @@
+"""The OpenAPI schema as served (drf-spectacular), finished so that it says exactly what is served
+and strict OpenAPI 3.0 tools and client generators read it right:
+
+* every operation lists the problems any request can meet (a body that is not JSON is 415, an
+  Accept the API cannot answer 406, too many requests 429, malformed input 400);
+* a nullable field carries its own `type` (OpenAPI 3.0.3: `nullable` means nothing without one),
+  so a nullable object is written out where it is used and a nullable enum lists null;
+* a page's GET is a `..._list` operation.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from drf_spectacular import openapi
+
+from core.problems import PROBLEM_CONTENT_TYPE
+
+# The partner's id of its player, as accounts.partners.EXTERNAL_ID_PATTERN accepts it.
+EXTERNAL_ID_SCHEMA = {"type": "string", "pattern": "^[A-Za-z0-9_.:@-]{1,128}$"}
+
+
+class AutoSchema(openapi.AutoSchema):
+    def get_operation_id(self) -> str:
+        operation_id = super().get_operation_id()
+        if self.method == "GET" and operation_id.endswith("_retrieve") and self._answers_a_page():
+            operation_id = operation_id.removesuffix("_retrieve") + "_list"
+        return operation_id
+
+    def _answers_a_page(self) -> bool:
+        responses = self.get_response_serializers()
+        if not isinstance(responses, dict):
+            return False
+        ok = next((shape for key, shape in responses.items() if key == 200 or key == (200, "application/json")), None)
+        return getattr(ok, "is_page", False)
+
+
+def _problem(description: str) -> dict:
+    return {
+        "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+        "description": description,
+    }
+
+
+FRAMEWORK_PROBLEMS = {
+    "406": "The Accept header asks for something other than JSON.",
+    "429": "Too many requests: wait for Retry-After seconds.",
+}
+
+
+def _add_problems(operation: dict) -> None:
+    responses = operation.setdefault("responses", {})
+    extra = dict(FRAMEWORK_PROBLEMS)
+    if "requestBody" in operation:
+        extra["415"] = "The body is not JSON (the API takes application/json only)."
+    if "requestBody" in operation or any(p.get("in") == "query" for p in operation.get("parameters", [])):
+        extra["400"] = "Malformed or invalid input."
+    for status, description in extra.items():
+        responses.setdefault(status, _problem(description))
+
+
+def _resolve(schema: dict, components: dict) -> dict:
+    while "$ref" in schema:
+        schema = components[schema["$ref"].rsplit("/", 1)[-1]]
+    return schema
+
+
+def _strict_nullable(schema, components: dict):
+    """The same schema, every nullable field written with its own type."""
+    if isinstance(schema, list):
+        return [_strict_nullable(item, components) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    schema = {key: _strict_nullable(value, components) for key, value in schema.items()}
+    if not schema.get("nullable"):
+        return schema
+    if list(schema.get("allOf", [])) and len(schema["allOf"]) == 1 and "$ref" in schema["allOf"][0]:
+        # {"allOf": [{"$ref": X}], "nullable": true}: X written out, nullable.
+        target = copy.deepcopy(_resolve(schema.pop("allOf")[0], components))
+        schema = {**_strict_nullable(target, components), **schema}
+    elif "oneOf" in schema and any(
+        _resolve(option, components).get("enum") == [None] for option in schema["oneOf"]
+    ):
+        # {"oneOf": [{"$ref": SomeEnum}, {"$ref": NullEnum}], "nullable": true}: one enum with null.
+        options = [_resolve(option, components) for option in schema.pop("oneOf")]
+        values = [value for option in options for value in option.get("enum", []) if value is not None]
+        kind = next(option["type"] for option in options if "type" in option)
+        schema = {"type": kind, "enum": [*values, None], **schema}
+    return schema
+
+
+def strict_openapi(result, generator, request, public):
+    components = result.get("components", {}).get("schemas", {})
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            _add_problems(operation)
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") == "path" and parameter.get("name") == "external_id":
+                    parameter["schema"] = dict(EXTERNAL_ID_SCHEMA)
+            for response in operation.get("responses", {}).values():
+                for media in response.get("content", {}).values():
+                    media["schema"] = _strict_nullable(media["schema"], components)
+            for media in operation.get("requestBody", {}).get("content", {}).values():
+                media["schema"] = _strict_nullable(media["schema"], components)
+    for name, schema in list(components.items()):
+        components[name] = _strict_nullable(schema, components)
+    if "NullEnum" in components and "NullEnum" not in repr(result["paths"]) + repr(
+        {k: v for k, v in components.items() if k != "NullEnum"}
+    ):
+        del components["NullEnum"]
+    return result

@@ -1,0 +1,47 @@
+"""The ledger's HTTP surface: a player's wallet and its lines (API.md). Player endpoints: who the
+player is comes from the scope they are mounted with (`accounts.api`), as `request.player`."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.api import PAGE_PARAMETERS, page_of, paginated, problems
+from core.times import rfc3339
+from ledger.selectors import player_wallet_lines, player_wallet_summary
+from ledger.serializers import WalletLineSerializer, WalletSerializer
+
+
+def wallet_line_representation(line) -> dict:
+    return {
+        "id": str(line.pk),
+        "kind": line.entry.kind,
+        "amount": line.signed_amount,
+        "balance_after": line.balance_after,
+        "round": line.entry.reference_id if line.entry.reference_type == "round" else None,
+        "created_at": rfc3339(line.entry.created_at),
+    }
+
+
+class WalletView(APIView):
+    @extend_schema(responses={200: WalletSerializer, **problems(401, 403, 404)}, summary="The player's wallet")
+    def get(self, request, **kwargs):
+        return Response(player_wallet_summary(player=request.player))
+
+
+class WalletLinesView(APIView):
+    @extend_schema(
+        parameters=PAGE_PARAMETERS,
+        responses={200: page_of(WalletLineSerializer), **problems(400, 401, 403, 404)},
+        summary="The lines of the player's wallet, newest first",
+    )
+    def get(self, request, **kwargs):
+        lines = player_wallet_lines(player=request.player)
+        return Response(paginated(request, self, lines, wallet_line_representation))
+
+
+player_endpoints = [
+    ("wallet/", WalletView, "wallet"),
+    ("wallet/transactions/", WalletLinesView, "wallet-transactions"),
+]
