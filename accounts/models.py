@@ -6,6 +6,7 @@ from django.contrib.auth.models import AbstractUser
 from django.db import models
 
 from accounts.usernames import username_skeleton
+from core.outbound import outbound_url_validate
 
 
 class User(AbstractUser):
@@ -30,7 +31,8 @@ class Partner(models.Model):
     key_id = models.CharField(max_length=64, unique=True)
     # HMAC verification needs the secret itself; it is shown to the partner once, at creation.
     secret = models.CharField(max_length=128)
-    webhook_url = models.URLField(blank=True)
+    # Checked again at every call (core/outbound.py): a name can resolve elsewhere later.
+    webhook_url = models.URLField(blank=True, validators=[outbound_url_validate])
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

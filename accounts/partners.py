@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import re
 import time
@@ -17,6 +16,7 @@ from accounts.services import player_create
 from core.actors import Actor, ActorType
 from core.audit import audit_record
 from core.errors import InvalidInput, NotFound, SignatureInvalid, WalletCurrencyMismatch
+from core.outbound import request_signature  # the one recipe, for requests both ways
 from ledger.money import CURRENCIES
 from ledger.services import partner_transfer_post
 from protection.services import protection_check_deposit
@@ -28,11 +28,6 @@ TIMESTAMP_PATTERN = re.compile(r"\A[0-9]{1,12}\Z")  # digits only: no sign, spac
 NONCE_PATTERN = re.compile(r"\A[A-Za-z0-9_-]{8,64}\Z")
 SIGNATURE_PATTERN = re.compile(r"\A[0-9A-Fa-f]{64}\Z")
 EXTERNAL_ID_PATTERN = re.compile(r"\A[A-Za-z0-9_.:@-]{1,128}\Z")
-
-
-def request_signature(*, secret: str, timestamp: str, nonce: str, method: str, path: str, body: bytes) -> str:
-    message = f"{timestamp}.{nonce}.{method}.{path}.".encode() + body
-    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
 
 
 def partner_authenticate(

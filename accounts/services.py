@@ -24,6 +24,7 @@ from core.actors import Actor, ActorType
 from core.attempts import attempt_failed, attempts_clear, attempts_exhausted
 from core.audit import audit_record
 from core.errors import InvalidCredentials, InvalidInput, NotAPlayer, TooManyAttempts, UsernameTaken
+from core.outbound import outbound_url_validate
 from ledger.money import format_money
 from ledger.selectors import player_wallet_summary
 from ledger.services import player_accounts_open, wallet_deposit
@@ -90,7 +91,12 @@ def player_create(*, username: str, password: str | None, email: str = "", curre
 
 
 def partner_create(*, name: str, webhook_url: str = "") -> tuple[Partner, str]:
-    """A partner casino with a new key and secret; the secret is returned to be shown once."""
+    """A partner casino with a new key and secret; the secret is returned to be shown once. The
+    webhook URL must be one the service may call (core/outbound.py), else `invalid_input`."""
+    try:
+        outbound_url_validate(webhook_url)
+    except ValidationError as exc:
+        raise InvalidInput(" ".join(exc.messages)) from None
     secret = secrets.token_urlsafe(32)
     partner = Partner.objects.create(
         name=name, key_id=f"pk_{secrets.token_hex(8)}", secret=secret, webhook_url=webhook_url

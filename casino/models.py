@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import secrets
 import uuid
 
 from django.db import models
@@ -69,14 +70,22 @@ class Table(models.Model):
         )
 
 
+def server_seed_draw() -> str:
+    return secrets.token_hex(32)
+
+
 class SeedPair(models.Model):
     """A player's provably fair seed pair: the server seed's hash is shown before it is used and
-    the seed itself once the player rotates it."""
+    the seed itself once the player rotates it. The active pair also holds the next server seed,
+    drawn in advance, whose hash is shown too: a rotation moves to it whatever client seed comes,
+    so the server never picks a seed knowing the player's client seed (docs/FAIRNESS.md)."""
 
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="seed_pairs")
     server_seed = models.CharField(max_length=64)
     server_seed_hash = models.CharField(max_length=64, unique=True)
     client_seed = models.CharField(max_length=64)
+    # Secret like `server_seed` until it is used; cleared when the pair is retired (the next pair has it).
+    next_server_seed = models.CharField(max_length=64, blank=True, default=server_seed_draw)
     next_nonce = models.PositiveBigIntegerField(default=0)
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -87,6 +96,9 @@ class SeedPair(models.Model):
             models.UniqueConstraint(fields=["player"], condition=Q(active=True), name="seedpair_one_active_per_player"),
             models.CheckConstraint(
                 condition=Q(active=True) | Q(revealed_at__isnull=False), name="seedpair_revealed_when_retired"
+            ),
+            models.CheckConstraint(
+                condition=Q(active=False) | ~Q(next_server_seed=""), name="seedpair_next_seed_committed_when_active"
             ),
         ]
 

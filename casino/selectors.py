@@ -6,7 +6,7 @@ import uuid
 
 from django.db import connection
 
-from casino.engine import ALL_CARDS, HmacStream, card, shoe, shuffle, verify_round
+from casino.engine import ALL_CARDS, HmacStream, card, server_seed_hash, shoe, shuffle, verify_round
 from casino.engine.war import PRESETS, StealView
 from casino.models import Match, MatchStatus, Round, RoundStatus, SeedPair, Table
 from casino.odds import casino_war_odds, decision_values
@@ -148,6 +148,7 @@ def fairness_representation(*, player, active: SeedPair) -> dict:
         "server_seed_hash": active.server_seed_hash,
         "client_seed": active.client_seed,
         "nonce": active.next_nonce,
+        "next_server_seed_hash": server_seed_hash(active.next_server_seed),
         "previous": None
         if previous is None
         else {

@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 import dj_database_url
 from celery.schedules import crontab
+from csp.constants import NONE, SELF
 from dotenv import load_dotenv
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -31,10 +32,10 @@ def env_list(name: str, default: str) -> list[str]:
 
 
 DEBUG = env_bool("DEBUG", default=False)
-# A development key is only acceptable while DEBUG is on; production must set SECRET_KEY.
-SECRET_KEY = os.environ.get("SECRET_KEY") or (
-    "dev-insecure-key-only-for-local-debug-use-do-not-deploy-7f3a9c1e5b" if DEBUG else ""
-)
+# A development key is only acceptable while DEBUG is on; production must set SECRET_KEY (and
+# `check --deploy` refuses this key and every other key published in the repository: casino/checks.py).
+DEVELOPMENT_SECRET_KEY = "dev-insecure-key-only-for-local-debug-use-do-not-deploy-7f3a9c1e5b"
+SECRET_KEY = os.environ.get("SECRET_KEY") or (DEVELOPMENT_SECRET_KEY if DEBUG else "")
 if not SECRET_KEY:
     from django.core.exceptions import ImproperlyConfigured
 
@@ -54,6 +55,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served from here (no CDN)
+    "csp",
     "django_otp",
     "django_otp.plugins.otp_totp",
     "core",
@@ -67,6 +70,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "core.request_id.RequestIdMiddleware",  # first: every later error and log line has the id
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",  # the Content-Security-Policy of every response (below)
     "django.middleware.gzip.GZipMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -170,6 +174,10 @@ SPECTACULAR_SETTINGS = {
         "TransferDirectionEnum": "accounts.models.TransferDirection",
     },
     "COMPONENT_SPLIT_REQUEST": True,
+    # /api/docs/ serves Swagger UI from drf-spectacular-sidecar's static files: offline, same origin.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     # Problems every operation can answer, and nullable fields as strict OpenAPI 3.0 reads them.
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "core.schema.strict_openapi"],
 }
@@ -240,8 +248,35 @@ STAFF_LOGIN_URL = "/admin/login/"
 # Staff sign in with a TOTP code as well as a password, and are signed out when idle.
 OTP_TOTP_ISSUER = "Casino War"
 STAFF_SESSION_IDLE_MINUTES = int(os.environ.get("STAFF_SESSION_IDLE_MINUTES", "15"))
-# Play money: players top their wallets up themselves (the demo). Off for a real-money casino.
-PLAY_MONEY = env_bool("PLAY_MONEY", default=True)
+# Play money: players top their wallets up themselves. Only when asked for (bin/serve, the demo,
+# sets PLAY_MONEY=true); a real-money casino never turns it on.
+PLAY_MONEY = env_bool("PLAY_MONEY", default=False)
+
+# --- Platform security (outbound calls, deployment defaults, Content-Security-Policy) ------------
+# Calls to partners' servers (core/outbound.py) go only to public addresses; development and tests
+# with partner servers on this machine set OUTBOUND_ALLOW_PRIVATE=true.
+OUTBOUND_ALLOW_PRIVATE = env_bool("OUTBOUND_ALLOW_PRIVATE", default=False)
+# A demo server says so: its demo logins (published password) are meant, and `check --deploy`
+# accepts them (casino/checks.py); compose's `migrate` loads the demo data only then.
+DEMO_DATA = env_bool("DEMO_DATA", default=False)
+# Content-Security-Policy of every response (django-csp): scripts, styles and everything else from
+# this origin only; no inline script or style, no plugins, no <base>, never framed.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "media-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+# --- end of platform security ---------------------------------------------------------------------
 
 LOGGING = {
     "version": 1,

@@ -1,6 +1,43 @@
+import socket
+
 import pytest
 
 pytest_plugins = ["tests.browser"]  # Chromium fixtures for the browser tests (web, back office)
+
+
+@pytest.fixture
+def fake_dns(monkeypatch):
+    """Names resolved as the test says: `fake_dns["partner.example"] = "10.0.0.7"` (other names and
+    address literals resolve as usual). `fake_dns.lookups` counts the lookups of each faked name."""
+
+    class Names(dict):
+        lookups: dict
+
+    names = Names()
+    names.lookups = {}
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        if host in names:
+            names.lookups[host] = names.lookups.get(host, 0) + 1
+            addresses = [names[host]] if isinstance(names[host], str) else names[host]
+            return [info for address in addresses for info in real(address, port, *args, **kwargs)]
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return names
+
+
+@pytest.fixture
+def outbound_private(settings):
+    """Calls to partners' servers may go to this machine (the tests' partner servers listen here)."""
+    settings.OUTBOUND_ALLOW_PRIVATE = True
+
+
+@pytest.fixture
+def play_money(settings):
+    """A play-money service, as the demo runs (PLAY_MONEY is off unless asked for)."""
+    settings.PLAY_MONEY = True
 
 
 @pytest.fixture(autouse=True)

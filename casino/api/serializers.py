@@ -169,6 +169,9 @@ class FairnessSerializer(serializers.Serializer):
     server_seed_hash = serializers.CharField()
     client_seed = serializers.CharField()
     nonce = serializers.IntegerField(help_text="The nonce of the next round.")
+    next_server_seed_hash = serializers.CharField(
+        help_text="SHA-256 of the server seed drawn in advance: the next rotation moves to it (any client seed)."
+    )
     previous = PreviousSeedSerializer(allow_null=True)
 
 

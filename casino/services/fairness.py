@@ -1,4 +1,6 @@
-"""Provably fair seed pairs: created from `secrets`, hash shown first, seed revealed on rotation."""
+"""Provably fair seed pairs: created from `secrets`, hash shown first, seed revealed on rotation.
+The next server seed is drawn in advance and its hash shown too, so a rotation moves to a seed
+committed before the player's new client seed was known."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from casino.engine import server_seed_hash
-from casino.models import RoundStatus, SeedPair
+from casino.models import RoundStatus, SeedPair, server_seed_draw
 from core.actors import Actor
 from core.audit import audit_record
 from core.errors import InvalidInput, RoundAwaitingDecision
@@ -26,19 +28,22 @@ def client_seed_validate(client_seed: str) -> str:
     return client_seed
 
 
-def _seed_pair_new(*, player, client_seed: str | None) -> SeedPair:
-    """A new pair (not saved): a server seed from `secrets`, and a client seed if none is given."""
-    server_seed = secrets.token_hex(32)
+def _seed_pair_new(*, player, client_seed: str | None, server_seed: str | None = None) -> SeedPair:
+    """A new pair (not saved): `server_seed` is the one committed in advance by the pair it follows
+    (drawn now for a player's first pair), a client seed if none is given, and its own next server
+    seed, drawn now and committed by its hash."""
+    server_seed = server_seed or server_seed_draw()
     return SeedPair(
         player=player,
         server_seed=server_seed,
         server_seed_hash=server_seed_hash(server_seed),
         client_seed=client_seed or secrets.token_hex(8),
+        next_server_seed=server_seed_draw(),
     )
 
 
-def seed_pair_create(*, player, client_seed: str | None = None) -> SeedPair:
-    pair = _seed_pair_new(player=player, client_seed=client_seed)
+def seed_pair_create(*, player, client_seed: str | None = None, server_seed: str | None = None) -> SeedPair:
+    pair = _seed_pair_new(player=player, client_seed=client_seed, server_seed=server_seed)
     pair.save(force_insert=True)
     return pair
 
@@ -62,7 +67,7 @@ def seed_pair_take_nonce(*, player) -> tuple[SeedPair, int]:
     """The player's active pair and the nonce of its next round, counted up in one statement that
     also takes the pair's row lock until the end of the transaction (one round per nonce)."""
     columns = ("id", "player_id", "server_seed", "server_seed_hash", "client_seed", "next_nonce", "active",
-               "created_at", "revealed_at")  # fmt: skip
+               "created_at", "revealed_at", "next_server_seed")  # fmt: skip
     for _ in range(2):
         with connection.cursor() as cursor:
             cursor.execute(
@@ -79,20 +84,25 @@ def seed_pair_take_nonce(*, player) -> tuple[SeedPair, int]:
 
 
 def seed_pair_rotate(*, player, client_seed: str | None, actor: Actor) -> SeedPair:
-    """Reveal the current server seed and start a new pair (nonce 0). Refused while a round of
-    the player waits for a decision: its war cards still come from the current seed."""
+    """Reveal the current server seed and start a new pair (nonce 0) on the server seed the current
+    pair committed to in advance, whatever the client seed; the new pair commits to a new next seed.
+    Refused while a round of the player waits for a decision: its war cards still come from the
+    current seed."""
     if client_seed is not None:
         client_seed = client_seed_validate(client_seed)
     with transaction.atomic():
         current = seed_pair_active(player=player, lock=True)
         if current.rounds.filter(status=RoundStatus.AWAITING_DECISION).exists():
             raise RoundAwaitingDecision(gettext("finish the round waiting for a decision before rotating the seed"))
+        committed = current.next_server_seed
         current.active = False
         current.revealed_at = timezone.now()
-        current.save(update_fields=["active", "revealed_at"])
-        new = seed_pair_create(player=player, client_seed=client_seed or current.client_seed)
+        current.next_server_seed = ""  # the new pair holds it now; a retired pair keeps no secret
+        current.save(update_fields=["active", "revealed_at", "next_server_seed"])
+        new = seed_pair_create(player=player, client_seed=client_seed or current.client_seed, server_seed=committed)
         audit_record(
             actor_type=actor.type, actor_id=actor.id, action="seed.rotated", obj_type="player", obj_id=player.pk,
             revealed_hash=current.server_seed_hash, new_hash=new.server_seed_hash,
+            next_hash=server_seed_hash(new.next_server_seed),
         )  # fmt: skip
     return new

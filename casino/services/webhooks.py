@@ -1,22 +1,17 @@
 """Signed `round.settled` webhooks to partner casinos, retried with backoff until a 2xx.
 
-Signature (API.md): X-Timestamp, X-Nonce = the event id, X-Signature =
-hex(HMAC-SHA256(secret, "{timestamp}.{nonce}.POST.{path of the webhook URL}.{body}")).
-A retry carries the same event id, so the partner can drop duplicates.
+Sent by core/outbound.py (signed like every call to a partner's server, API.md, with X-Nonce = the
+event id; public addresses only; a redirect is a failed attempt). A retry carries the same event id,
+so the partner can drop duplicates. A refused URL is recorded on the delivery and retried with
+backoff, like any failure, so fixing the URL (or its DNS) lets the event through.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
-import hmac
 import json
 import logging
-import time
-import urllib.error
-import urllib.request
 from datetime import timedelta
-from urllib.parse import urlsplit
 
 from celery import current_app
 from django.db import transaction
@@ -25,17 +20,12 @@ from django.utils import timezone
 from casino.models import Round, WebhookAttempt, WebhookDelivery
 from casino.selectors import round_representation
 from core.after_commit import after_commit
+from core.outbound import outbound_post
 
 logger = logging.getLogger(__name__)
 LEASE_S = 60  # a delivery being attempted is not picked up again for this long
 MAX_BACKOFF_S = 3600
-TIMEOUT_S = 5
 DELIVER_WEBHOOK_TASK = "casino.deliver_webhook"  # casino/tasks.py: asked for by name, never imported here
-
-
-def signature(*, secret: str, timestamp: str, nonce: str, method: str, path: str, body: bytes) -> str:
-    message = f"{timestamp}.{nonce}.{method}.{path}.".encode() + body
-    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
 
 
 def backoff_seconds(attempts: int) -> int:
@@ -83,38 +73,19 @@ def webhook_deliver(*, delivery_id) -> bool:
         delivery.save(update_fields=["next_attempt_at"])
 
     body = json.dumps(delivery.payload, separators=(",", ":"), sort_keys=True).encode()
-    url = delivery.partner.webhook_url
-    timestamp = str(int(time.time()))
-    nonce = str(delivery.id)
-    headers = {
-        "Content-Type": "application/json",
-        "User-Agent": "casino-war-webhooks/1",
-        "X-Timestamp": timestamp,
-        "X-Nonce": nonce,
-        "X-Signature": signature(
-            secret=delivery.partner.secret, timestamp=timestamp, nonce=nonce, method="POST",
-            path=urlsplit(url).path or "/", body=body,
-        ),
-    }  # fmt: skip
-    status_code, error = None, ""
-    started = time.perf_counter()
-    try:
-        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
-            status_code = response.status
-    except urllib.error.HTTPError as exc:
-        status_code = exc.code
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        error = f"{exc.__class__.__name__}: {exc}"[:300]
-    elapsed_ms = int((time.perf_counter() - started) * 1000)
-    delivered = status_code is not None and 200 <= status_code < 300
+    # Signed, to a public address only, no redirect followed; a refusal is a failed attempt (core/outbound.py).
+    answer = outbound_post(url=delivery.partner.webhook_url, secret=delivery.partner.secret, nonce=str(delivery.id),
+                           body=body)  # fmt: skip
+    delivered = answer.ok
 
     with transaction.atomic():
         delivery = WebhookDelivery.objects.select_for_update().get(pk=delivery.pk)
-        WebhookAttempt.objects.create(delivery=delivery, status_code=status_code, error=error, duration_ms=elapsed_ms)
+        WebhookAttempt.objects.create(
+            delivery=delivery, status_code=answer.status_code, error=answer.error, duration_ms=answer.duration_ms
+        )
         delivery.attempts += 1
-        delivery.last_status_code = status_code
-        delivery.last_error = error or ("" if delivered else f"HTTP {status_code}")
+        delivery.last_status_code = answer.status_code
+        delivery.last_error = answer.error
         if delivered:
             delivery.delivered_at = timezone.now()
         else:

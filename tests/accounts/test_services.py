@@ -9,7 +9,7 @@ from ledger.selectors import player_wallet_summary
 from protection.services import exclusion_start, limit_set
 from tests.factories import make_player
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("play_money")]
 
 
 def balance(player) -> int:

@@ -24,7 +24,8 @@ def test_demo_data_loads_a_table_a_funded_player_and_staff_and_can_run_again():
     assert ledger_verify().ok
 
 
-def test_partner_create_prints_key_and_secret_once(capsys):
+def test_partner_create_prints_key_and_secret_once(capsys, fake_dns):
+    fake_dns["partner.example"] = "93.184.215.14"
     call_command("partner_create", "--name", "Lucky Partner", "--webhook-url", "https://partner.example/hooks")
     printed = json.loads(capsys.readouterr().out)
     partner = Partner.objects.get(name="Lucky Partner")

@@ -44,7 +44,7 @@ def web_player(transactional_db):
     return player
 
 
-def test_sign_up_top_up_play_to_a_tie_go_to_war_and_surrender(page, open_table):
+def test_sign_up_top_up_play_to_a_tie_go_to_war_and_surrender(page, open_table, play_money):
     from accounts.models import Player
     from casino.models import Round
 
@@ -68,10 +68,10 @@ def test_sign_up_top_up_play_to_a_tie_go_to_war_and_surrender(page, open_table):
     page.goto(f"/tables/{open_table.pk}/")
     # Round 0 is not a tie: it resolves and settles; the balance follows without reloading.
     page.click("#deal")
-    page.wait_for_function("document.getElementById('outcome').textContent.includes('Net')")
+    page.wait_for_function("() => document.getElementById('outcome').textContent.includes('Net')")
     first = Round.objects.get(player=player, nonce=0)
     page.wait_for_function(
-        f"document.getElementById('header-balance').textContent.includes('{_money(10_000 + first.net)}')"
+        f"() => document.getElementById('header-balance').textContent.includes('{_money(10_000 + first.net)}')"
     )
     # Round 1 is a tie: the decision waits, also after a reload.
     page.click("#deal")
@@ -85,17 +85,19 @@ def test_sign_up_top_up_play_to_a_tie_go_to_war_and_surrender(page, open_table):
     war_round = Round.objects.get(player=player, nonce=1)
     assert war_round.decision == "war" and war_round.war_player_card
     after_war = 10_000 + first.net + war_round.net
-    page.wait_for_function(f"document.getElementById('header-balance').textContent.includes('{_money(after_war)}')")
+    page.wait_for_function(
+        f"() => document.getElementById('header-balance').textContent.includes('{_money(after_war)}')"
+    )
     assert page.locator("#player-cards .card").count() == 2
     # Round 2 is a tie too: surrender with the keyboard.
     page.keyboard.press("d")
     page.wait_for_selector("#decision:not([hidden])")
     page.keyboard.press("s")
-    page.wait_for_function("document.getElementById('outcome').textContent.includes('surrendered')")
+    page.wait_for_function("() => document.getElementById('outcome').textContent.includes('surrendered')")
     surrendered = Round.objects.get(player=player, nonce=2)
     assert surrendered.outcome == "surrender" and surrendered.net == -surrendered.main_bet // 2
     page.wait_for_function(
-        f"document.getElementById('header-balance').textContent.includes('{_money(after_war + surrendered.net)}')"
+        f"() => document.getElementById('header-balance').textContent.includes('{_money(after_war + surrendered.net)}')"
     )
     screenshot(page, "table")
     assert wallet_balance(player) == after_war + surrendered.net
@@ -119,7 +121,7 @@ def test_a_refused_bet_says_why_and_changes_nothing(page, open_table, web_player
     for _ in range(4):
         page.click(".chip[data-value='2500']")  # 4 x €25 on top of the €1 minimum: more than the €100 held
     page.click("#deal")
-    page.wait_for_function("document.getElementById('message').textContent.length > 0")
+    page.wait_for_function("() => document.getElementById('message').textContent.length > 0")
     assert page.inner_text("#message").startswith("Not enough money: your wallet holds €100.00.")
     assert Round.objects.count() == 0
     assert euros(page.inner_text("#header-balance")) == 10_000
@@ -142,7 +144,7 @@ def test_verify_a_round_on_the_fairness_page(page, open_table, web_player):
     assert "still secret" in page.inner_text("#verify-output")
     page.fill("#client-seed", "my own words")
     page.click("#rotate-form button")
-    page.wait_for_function("document.getElementById('previous-seed').textContent.length == 64")
+    page.wait_for_function("() => document.getElementById('previous-seed').textContent.length == 64")
     assert page.inner_text("#current-client") == "my own words"
     page.click("#verify-form button")
     page.wait_for_selector("#verdict")
@@ -192,7 +194,7 @@ def test_a_person_steals_a_pile_in_steal_war(page, web_player):
     page.wait_for_selector("#question:not([hidden]) [data-steal='1']")
     screenshot(page, "steal-war")
     page.click("#question [data-steal='1']")
-    page.wait_for_function("!document.querySelector('#question button[disabled]')")
+    page.wait_for_function("() => !document.querySelector('#question button[disabled]')")
 
     from casino.models import Match
     from casino.selectors import match_representation

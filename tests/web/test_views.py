@@ -77,7 +77,7 @@ def test_sign_out_needs_a_post(client):
     assert client.get(reverse("web:wallet")).status_code == 302
 
 
-def test_top_up_adds_play_money_once_per_form(client):
+def test_top_up_adds_play_money_once_per_form(client, play_money):
     from ledger.selectors import player_wallet_summary
 
     player = make_player()

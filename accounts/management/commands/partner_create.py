@@ -6,6 +6,7 @@ from django.core.validators import URLValidator
 from django.db import IntegrityError
 
 from accounts.services import partner_create
+from core.errors import InvalidInput
 
 
 class Command(BaseCommand):
@@ -23,6 +24,8 @@ class Command(BaseCommand):
                 raise CommandError(f"{webhook_url!r} is not an http(s) URL") from None
         try:
             partner, secret = partner_create(name=name.strip(), webhook_url=webhook_url)
+        except InvalidInput as exc:  # a URL the service may not call (API.md, "Calls to partners' servers")
+            raise CommandError(f"{webhook_url!r}: {exc.detail}") from None
         except IntegrityError:
             raise CommandError(f"a partner named {name!r} exists already") from None
         self.stdout.write(json.dumps({"key": partner.key_id, "secret": secret}))

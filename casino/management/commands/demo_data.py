@@ -7,11 +7,12 @@ from django.db import transaction
 from accounts.models import Player, User
 from accounts.roles import AUDITOR, OPERATOR
 from accounts.services import player_create, roles_sync, staff_totp_enroll
+from casino.checks import PUBLIC_DEMO_PASSWORD
 from casino.models import Table
 from core.actors import Actor
 from ledger.services import wallet_deposit
 
-DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD", "casino-war-demo")
+DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD") or PUBLIC_DEMO_PASSWORD  # `check --deploy` refuses it
 PLAY_MONEY = 100_000  # 1,000.00 EUR
 
 

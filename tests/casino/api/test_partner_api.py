@@ -80,7 +80,7 @@ class Receiver(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def receiver():
+def receiver(outbound_private):
     Receiver.received, Receiver.answers = [], []
     server = HTTPServer(("127.0.0.1", 0), Receiver)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -128,7 +128,9 @@ def test_settlement_sends_a_signed_webhook_retried_until_2xx(
     assert webhooks_deliver_due() == 0  # nothing left to deliver
 
 
-def test_an_unreachable_partner_backs_off(api, partner_pair, table, django_capture_on_commit_callbacks):
+def test_an_unreachable_partner_backs_off(
+    api, partner_pair, table, outbound_private, django_capture_on_commit_callbacks
+):
     partner, _, _ = partner_pair
     partner.webhook_url = "http://127.0.0.1:9/unreachable"
     partner.save()

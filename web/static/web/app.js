@@ -171,6 +171,10 @@ const CW = (() => {
 
   document.addEventListener("DOMContentLoaded", () => {
     if (document.body.dataset.player) realityCheck();
+    // The language switcher sends itself on change (no inline handler: the pages allow only their own scripts).
+    document.querySelectorAll("select[data-submit-on-change]").forEach((select) => {
+      select.addEventListener("change", () => select.form.submit());
+    });
   });
 
   return { api, ApiError, money, moneyShort, number, percent, card, cardLabel, duration, refreshBalance, newKey, tr, fmt, language };

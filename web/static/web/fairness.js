@@ -96,6 +96,7 @@ document.addEventListener("DOMContentLoaded", () => {
     $("current-hash").textContent = f.server_seed_hash;
     $("current-client").textContent = f.client_seed;
     $("current-nonce").textContent = f.nonce;
+    $("next-hash").textContent = f.next_server_seed_hash;
     if (f.previous) {
       $("previous-seed").textContent = f.previous.server_seed;
       $("previous-hash").textContent = f.previous.server_seed_hash;

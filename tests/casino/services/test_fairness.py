@@ -1,0 +1,103 @@
+"""Provably fair commitment: the next server seed is drawn in advance and its hash published
+(`GET fairness/`) before the client seed of the next pair is known; a rotation always moves to that
+committed seed, whatever client seed comes with it, and commits to a new one."""
+
+import hashlib
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from casino.engine import server_seed_hash, verify_round
+from casino.models import SeedPair
+from casino.services.fairness import seed_pair_active, seed_pair_rotate
+from casino.services.rounds import round_place
+from core.actors import Actor
+from tests.casino.helpers import set_next_round
+from tests.factories import make_player
+
+pytestmark = pytest.mark.django_db
+FAIRNESS = "/api/v1/fairness/"
+
+
+def test_the_next_server_seed_hash_is_published_and_the_rotation_moves_to_it(player_client, player, table):
+    before = player_client.get(FAIRNESS).json()
+    committed = before["next_server_seed_hash"]
+    assert len(committed) == 64 and committed != before["server_seed_hash"]
+    set_next_round(player, tie=False)  # resolved at once: a round waiting for a decision blocks rotation
+    round_place(player=player, table_id=table.pk, main_bet=1000, actor=Actor.player(player))
+    # The player chooses the new client seed only now, knowing the commitment.
+    after = player_client.post(FAIRNESS + "rotate/", {"client_seed": "chosen after"}, content_type="application/json")
+    assert after.status_code == 200
+    after = after.json()
+    assert after["server_seed_hash"] == committed and after["client_seed"] == "chosen after" and after["nonce"] == 0
+    assert after["next_server_seed_hash"] not in (committed, before["server_seed_hash"])
+    assert player_client.get(FAIRNESS).json() == after
+    # Next time round, the revealed seed is the one committed two steps before.
+    revealed = player_client.post(FAIRNESS + "rotate/", {}, content_type="application/json").json()["previous"]
+    assert revealed["server_seed_hash"] == committed
+    assert hashlib.sha256(bytes.fromhex(revealed["server_seed"])).hexdigest() == committed
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    client_seed=st.one_of(
+        st.none(),
+        st.text(st.characters(categories=["L", "N", "P", "S"], include_characters=" "), min_size=1, max_size=64),
+    )
+)
+def test_whatever_the_client_seed_a_rotation_moves_to_the_committed_seed(player, client_seed):
+    current = seed_pair_active(player=player)
+    committed = current.next_server_seed
+    new = seed_pair_rotate(player=player, client_seed=client_seed, actor=Actor.player(player))
+    assert new.server_seed == committed and new.server_seed_hash == server_seed_hash(committed)
+    assert new.next_server_seed not in ("", committed)
+    current.refresh_from_db()
+    assert current.next_server_seed == "" and not current.active  # a retired pair keeps no secret
+
+
+def test_a_round_after_the_rotation_is_dealt_from_the_committed_seed(player, table):
+    committed = seed_pair_active(player=player).next_server_seed
+    seed_pair_rotate(player=player, client_seed="mine", actor=Actor.player(player))
+    round_ = round_place(player=player, table_id=table.pk, main_bet=1000, actor=Actor.player(player))
+    cards = verify_round(server_seed=committed, client_seed="mine", nonce=0, decks=6, burn=3).cards
+    assert (round_.player_card, round_.dealer_card) == (cards.player.code, cards.dealer.code)
+
+
+def test_the_schema_describes_the_commitment(client):
+    schema = client.get("/api/schema/?format=json").json()
+    fairness = schema["components"]["schemas"]["Fairness"]
+    assert "next_server_seed_hash" in fairness["properties"] and "next_server_seed_hash" in fairness["required"]
+
+
+def test_staff_never_see_the_next_server_seed(admin_client, player):
+    pair = seed_pair_active(player=player)
+    page = admin_client.get(f"/admin/casino/seedpair/{pair.pk}/change/").content.decode()
+    assert pair.next_server_seed not in page and pair.server_seed not in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_draws_a_next_seed_for_every_active_pair():
+    def migrate(*targets):
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        targets = targets or executor.loader.graph.leaf_nodes()  # none: every app to its latest
+        executor.migrate(targets)
+        return executor.loader.project_state(targets).apps
+
+    players = [make_player(username=f"seeded{i}") for i in range(3)]
+    old = migrate(("casino", "0002_match"))
+    try:
+        pairs = old.get_model("casino", "SeedPair")
+        for i, player in enumerate(players):
+            seeds = [hashlib.sha256(f"{i}-{n}".encode()).hexdigest() for n in range(2)]
+            for seed, active in zip(seeds, (False, True), strict=True):
+                pairs.objects.create(player_id=player.pk, server_seed=seed, server_seed_hash=server_seed_hash(seed),
+                                     client_seed="c", active=active, revealed_at=None if active else "2026-01-01T00:00Z")  # fmt: skip
+    finally:
+        migrate()
+    active = SeedPair.objects.filter(active=True).values_list("next_server_seed", flat=True)
+    assert len(set(active)) == 3 and all(len(seed) == 64 for seed in active)
+    assert set(SeedPair.objects.filter(active=False).values_list("next_server_seed", flat=True)) == {""}
