@@ -14,7 +14,6 @@ from django.urls import path
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from accounts.authentication import PartnerRateThrottle, PartnerSignatureAuthentication
@@ -33,6 +32,7 @@ from core.actors import Actor
 from core.api import problems, validated
 from core.errors import NotAPlayer
 from core.idempotency import IDEMPOTENCY_HEADER, idempotent
+from core.throttling import AnonymousRateThrottle, PlayerRateThrottle
 from core.times import rfc3339
 from ledger.selectors import player_wallet_summary
 
@@ -43,7 +43,7 @@ class PlayerScoped(APIView):
     """The signed-in player, acting for itself."""
 
     permission_classes = [IsAuthenticated]
-    throttle_classes = [UserRateThrottle]
+    throttle_classes = [PlayerRateThrottle]
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
@@ -107,7 +107,7 @@ def player_representation(player) -> dict:
 class SignupView(APIView):
     authentication_classes = []
     permission_classes = [AllowAny]
-    throttle_classes = [AnonRateThrottle]
+    throttle_classes = [AnonymousRateThrottle]
 
     @extend_schema(request=SignupSerializer, responses={201: PlayerSerializer, **problems(400, 429)}, summary="Sign up")
     def post(self, request):
@@ -118,7 +118,7 @@ class SignupView(APIView):
 class TokenView(APIView):
     authentication_classes = []
     permission_classes = [AllowAny]
-    throttle_classes = [AnonRateThrottle]
+    throttle_classes = [AnonymousRateThrottle]
 
     @extend_schema(
         request=CredentialsSerializer, responses={200: TokenSerializer, **problems(400, 429)}, summary="Get a token"
@@ -132,7 +132,7 @@ class SessionView(APIView):
     """Sign in and out with the session cookie (the web front end); CSRF protection applies."""
 
     permission_classes = [AllowAny]
-    throttle_classes = [AnonRateThrottle]
+    throttle_classes = [AnonymousRateThrottle]
 
     @extend_schema(
         request=CredentialsSerializer,

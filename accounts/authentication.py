@@ -11,11 +11,11 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, TokenAuthentication
 from rest_framework.authtoken.models import Token
-from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.models import Partner, Player, User
 from accounts.partners import partner_authenticate
 from core.rows import instances_from_row, select_list
+from core.throttling import CellRateThrottle
 
 
 class PartnerPrincipal:
@@ -52,7 +52,7 @@ class PartnerSignatureAuthentication(BaseAuthentication):
         return 'HMAC-SHA256 realm="partner"'
 
 
-class PartnerRateThrottle(SimpleRateThrottle):
+class PartnerRateThrottle(CellRateThrottle):
     """Requests per partner (all its players together)."""
 
     scope = "partner"

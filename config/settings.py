@@ -113,6 +113,11 @@ DATABASE_URL = os.environ.get("DATABASE_URL") or EMBEDDED_DATABASE_URL
 # Persistent connections: a new PostgreSQL connection per request costs more than the request.
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=600, conn_health_checks=True)}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+# Server-side binding with prepared statements: psycopg sends parameters apart from the statement
+# and prepares a statement the fifth time a connection runs it, so PostgreSQL parses and plans each
+# statement of the round path once per connection instead of every time (docs/BENCHMARKS.md: a
+# third of the database's CPU per round went to planning statements it had planned before).
+DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
 # --- end Database (embed) ---
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -126,6 +126,29 @@ class _ClientPerPool(RedisCacheClient):
         return client
 
 
+# The generic cell rate algorithm, in one Redis call: a key holds the moment its bucket is empty
+# again (the "theoretical arrival time"); a request adds `interval` to it, and is refused when that
+# would put it more than `burst` ahead of now. It answers 0 (allowed) or the seconds to wait.
+_GCRA = """
+local now, interval, burst = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tat < now then tat = now end
+if tat + interval - now > burst then return tostring(tat + interval - now - burst) end
+redis.call('SET', KEYS[1], tostring(tat + interval), 'PX', math.ceil((tat + interval - now) * 1000))
+return '0'
+"""
+
+
+def _gcra_in_memory(cache: LocMemCache, lock: threading.Lock, key: str, now: float, interval: float,
+                    burst: float) -> float:  # fmt: skip
+    with lock:
+        tat = max(cache.get(key) or 0.0, now)
+        if tat + interval - now > burst:
+            return tat + interval - now - burst
+        cache.set(key, tat + interval, timeout=tat + interval - now)
+        return 0.0
+
+
 def _guarded(name: str):
     redis_operation = getattr(RedisCache, name)
 
@@ -175,6 +198,30 @@ class PooledRedisCache(RedisCache):
     def status(self) -> dict:
         return self.breaker.status()
 
+    def rate_limit(self, key: str, *, interval_s: float, burst_s: float) -> float:
+        """One request against the rate of `key` (one request per `interval_s`, bursts up to
+        `burst_s` worth): 0 if it is allowed, else the seconds until one would be. One Redis call."""
+        now = time.time()
+        if self.breaker.allow():
+            try:
+                wait = float(self._gcra(keys=[self.make_and_validate_key(key)], args=[now, interval_s, burst_s]))
+            except UNREACHABLE as exc:
+                self.breaker.failed(exc)
+            else:
+                self.breaker.succeeded()
+                return wait
+        self.breaker.count_fallback()
+        return _gcra_in_memory(self.fallback, self._fallback_lock, key, now, interval_s, burst_s)
+
+    @cached_property
+    def _fallback_lock(self) -> threading.Lock:
+        return threading.Lock()
+
+    @cached_property
+    def _gcra(self):
+        # EVALSHA, and EVAL once when Redis does not know the script (e.g. after a restart)
+        return self._cache.get_client(write=True).register_script(_GCRA)
+
     add = _guarded("add")
     get = _guarded("get")
     set = _guarded("set")
@@ -186,6 +233,17 @@ class PooledRedisCache(RedisCache):
     set_many = _guarded("set_many")
     delete_many = _guarded("delete_many")
     clear = _guarded("clear")
+
+
+_local_locks: dict[int, threading.Lock] = {}
+
+
+def cache_rate_limit(cache, key: str, *, interval_s: float, burst_s: float) -> float:
+    """`PooledRedisCache.rate_limit` on any cache (a cache in process memory counts per process)."""
+    if isinstance(cache, PooledRedisCache):
+        return cache.rate_limit(key, interval_s=interval_s, burst_s=burst_s)
+    lock = _local_locks.setdefault(id(cache), threading.Lock())
+    return _gcra_in_memory(cache, lock, key, time.time(), interval_s, burst_s)
 
 
 def _without_password(url: str) -> str:

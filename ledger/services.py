@@ -96,16 +96,6 @@ def partner_account_open(*, partner, currency: str) -> Account:
 # --- Posting -------------------------------------------------------------------------------------
 
 
-def _request_hash(*, kind: str, lines: Iterable[Line], reference_type: str, reference_id: str, reverses_id) -> str:
-    content = {
-        "kind": str(kind),
-        "lines": sorted((line.account.id, line.amount) for line in lines),
-        "reference": [reference_type, reference_id],
-        "reverses": reverses_id,
-    }
-    return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
-
-
 def ledger_post(
     *,
     idempotency_key: str,
@@ -134,20 +124,16 @@ def ledger_post(
         totals[line.account.currency] += line.amount
     if any(totals.values()):
         raise CurrencyMismatch(gettext("the entry does not balance in every currency"))
-    request_hash = _request_hash(
-        kind=kind, lines=lines, reference_type=reference_type, reference_id=reference_id,
-        reverses_id=reverses.id if reverses else None,
-    )  # fmt: skip
 
-    # One round trip: ledger_post_entry (migration 0003) claims the key by inserting the entry
-    # first (a concurrent twin waits on the unique index, then finds it), updates each account's
-    # cached balance in primary-key order (a player account never below zero; rows always locked
-    # in the same order, so no deadlocks) and writes the postings with their balance_after.
+    # One round trip: ledger_post_entry (migration 0005) claims the key by inserting the entry
+    # first (a concurrent twin waits on the unique index, then finds it and compares the request
+    # hash it computes), updates each account's cached balance in primary-key order (a player
+    # account never below zero; rows always locked in the same order, so no deadlocks) and writes
+    # the postings with their balance_after.
     # Outside a transaction it is one autocommit statement (its deferred checks run at its commit);
     # inside one it joins it under a savepoint, so a refusal leaves the caller's transaction usable.
     fields = {
         "idempotency_key": idempotency_key,
-        "request_hash": request_hash,
         "kind": kind,
         "reason": reason[:500],
         "actor_type": actor.type,
@@ -158,7 +144,7 @@ def ledger_post(
     scope = transaction.atomic() if connection.in_atomic_block else nullcontext()
     try:
         with scope:
-            entry_id, existing_hash = sql.post_entry(
+            entry_id, outcome = sql.post_entry(
                 **fields | {"kind": str(kind), "actor_type": str(actor.type)},  # the enums' database values
                 reverses_id=reverses.id if reverses else None,
                 account_ids=[line.account.id for line in lines],
@@ -172,9 +158,9 @@ def ledger_post(
         if sqlstate == sql.MISSING_ACCOUNT:
             raise Account.DoesNotExist(str(exc)) from None
         raise
-    if existing_hash is None:
+    if outcome == sql.POSTED:
         return JournalEntry(id=entry_id, reverses=reverses, **fields)
-    if existing_hash != request_hash:
+    if outcome == sql.CONFLICT:
         raise IdempotencyConflict(gettext("this idempotency key was already used for a different movement"))
     return JournalEntry.objects.get(pk=entry_id)
 

@@ -4,7 +4,8 @@ through the ORM.
 
 The schema's own SQL, which the database runs by itself, is versioned with the schema: the
 append-only and balance triggers (`migrations/0002_database_guards.py`) and `ledger_post_entry`,
-the whole posting of an entry in one call (`migrations/0003_post_entry_function.py`).
+the whole posting of an entry in one call, request hash included (`migrations/0005_*`). Other
+apps' SQL posts through that function too (casino settlement), never by writing ledger tables.
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ ACCOUNTS_OF_PLAYER = f"{_ACCOUNTS} WHERE player_id = %s AND currency = %s"
 SYSTEM_ACCOUNT = (
     f"{_ACCOUNTS} WHERE kind = %s AND currency = %s AND shard = %s AND player_id IS NULL AND partner_id IS NULL"
 )
-POST_ENTRY = (
-    "SELECT entry_id, existing_hash FROM ledger_post_entry(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-)
+POST_ENTRY = "SELECT entry_id, outcome FROM ledger_post_entry(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+# What ledger_post_entry answers for a key: a new entry, the same one again, or another content.
+POSTED, REPLAYED, CONFLICT = "posted", "replayed", "conflict"
 SEAL_LOCK = "SELECT pg_advisory_xact_lock(%s)"
 SNAPSHOT_READ_ONLY = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
@@ -53,22 +54,21 @@ def system_account(*, kind: str, currency: str, shard: int) -> Account | None:
 
 
 def post_entry(
-    *, idempotency_key: str, request_hash: str, kind: str, reason: str, actor_type: str, actor_id: str,
-    reference_type: str, reference_id: str, reverses_id: int | None, account_ids: list[int], amounts: list[int],
-    currencies: list[str],
-) -> tuple[int, str | None]:  # fmt: skip
+    *, idempotency_key: str, kind: str, reason: str, actor_type: str, actor_id: str, reference_type: str,
+    reference_id: str, reverses_id: int | None, account_ids: list[int], amounts: list[int], currencies: list[str],
+) -> tuple[int, str]:  # fmt: skip
     """One call of `ledger_post_entry`: the entry, its balance updates (rows locked in primary-key
-    order) and its postings. Returns (entry id, None) for a new entry, or (the id, its request
-    hash) when the key was taken already; raises a DatabaseError with SQLSTATE INSUFFICIENT_FUNDS
-    or MISSING_ACCOUNT, having written nothing."""
+    order) and its postings. Returns (entry id, POSTED) for a new entry; when the key was taken
+    already, (that entry's id, REPLAYED) if it asked for the same, or (its id, CONFLICT). Raises a
+    DatabaseError with SQLSTATE INSUFFICIENT_FUNDS or MISSING_ACCOUNT, having written nothing."""
     with connection.cursor() as cursor:
         cursor.execute(
             POST_ENTRY,
-            [idempotency_key, request_hash, kind, reason, actor_type, actor_id, reference_type, reference_id,
-             reverses_id, account_ids, amounts, currencies],
+            [idempotency_key, kind, reason, actor_type, actor_id, reference_type, reference_id, reverses_id,
+             account_ids, amounts, currencies],
         )  # fmt: skip
-        entry_id, existing_hash = cursor.fetchone()
-    return entry_id, existing_hash
+        entry_id, outcome = cursor.fetchone()
+    return entry_id, outcome
 
 
 def seal_lock() -> None:

@@ -15,18 +15,16 @@ from datetime import timedelta
 
 from celery import current_app
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import Player
-from casino.models import Round, RoundStatus
+from casino import sql
+from casino.models import Round
 from casino.services.webhooks import webhook_create_for_round
-from core.actors import Actor
-from ledger.services import stakes_settle
 
 logger = logging.getLogger(__name__)
 SWEEP_AFTER_S = 3
-BATCH = 200
+BATCH = 50  # rounds per statement: their wallets stay locked until its commit
 # The tasks (casino/tasks.py) wrap these services; a service asks for one by its name, so that the
 # services never import the tasks that import them.
 SETTLE_DUE_TASK = "casino.settle_due"
@@ -64,64 +62,46 @@ def settlement_enqueue(round_id: uuid.UUID) -> None:
             cache.delete(SETTLE_WANTED_KEY)
 
 
-def round_settle(*, round_id: uuid.UUID | str, skip_locked: bool = False) -> bool:
+def _settle(*, ids: list[uuid.UUID] | None, resolved_before, limit: int) -> int:
+    """One transaction: settle the rounds in one statement (casino/sql.py: each round's payout
+    posted and the round marked settled, every account locked in key order), then record the
+    webhook events of the rounds whose partner takes them."""
+    with transaction.atomic():
+        settled = sql.rounds_settle(ids=ids, resolved_before=resolved_before, limit=limit)
+        for_webhooks = [round_id for round_id, partner_id in settled if partner_id is not None]
+        if for_webhooks:
+            for round_ in Round.objects.filter(pk__in=for_webhooks).select_related("player__partner", "seed_pair"):
+                webhook_create_for_round(round_)
+    return len(settled)
+
+
+def round_settle(*, round_id: uuid.UUID | str) -> bool:
     """Pay the round's payout into the wallet through the ledger. True if this call settled it.
 
-    With `skip_locked`, a round another attempt is settling right now is left to it at once
-    (batches running side by side do not queue behind each other, round after round)."""
+    The statement claims the round with its row lock, skipping it if another attempt holds it
+    right now; the ledger key `round:<id>:settle` makes any repeat harmless."""
     try:
         round_pk = uuid.UUID(str(round_id))
     except ValueError:
         return False
-    with transaction.atomic(), connection.cursor() as cursor:
-        # One statement claims the round: it takes the row lock and marks it settled, so a
-        # concurrent attempt waits here and then finds nothing left to settle. Every round
-        # passes this way, hence plain SQL rather than loading the whole round.
-        target = "(SELECT id FROM casino_round WHERE id = %s FOR UPDATE SKIP LOCKED)" if skip_locked else "%s"
-        cursor.execute(
-            "UPDATE casino_round SET status = %s, settled_at = %s, settle_attempts = settle_attempts + 1"
-            f" WHERE id = {target} AND status = %s"
-            " RETURNING player_id, currency, main_bet + tie_bet + raise_bet, payout, outcome,"
-            " (SELECT partner_id FROM accounts_player WHERE id = casino_round.player_id)",
-            [RoundStatus.SETTLED.value, timezone.now(), round_pk, RoundStatus.RESOLVED.value],
-        )
-        claimed = cursor.fetchone()
-        if claimed is None:
-            return False
-        player_id, currency, staked, payout, outcome, partner_id = claimed
-        # from_db takes the values in the model's field order
-        player = Player.from_db(connection.alias, ("id", "partner_id", "currency"), (player_id, partner_id, currency))
-        stakes_settle(
-            player=player,
-            currency=currency, staked=staked, payout=payout, idempotency_key=f"round:{round_pk}:settle",
-            actor=Actor.system("settlement"), reason=f"{outcome}: payout {payout} of {staked} staked",
-            reference_type="round", reference_id=str(round_pk),
-        )  # fmt: skip
-        if partner_id is not None:
-            webhook_create_for_round(
-                Round.objects.select_related("player__partner", "seed_pair", "table").get(pk=round_pk)
-            )
-    return True
+    return _settle(ids=[round_pk], resolved_before=timezone.now(), limit=1) == 1
 
 
 def rounds_settle_due(*, older_than_s: float = 0, limit: int = 10_000) -> int:
-    """Settle every resolved round (resolved at least `older_than_s` ago), each in its own short
-    transaction: a settlement holds the player's wallet row only for its own entry, so rounds
-    being placed meanwhile hardly wait."""
+    """Settle every resolved round (resolved at least `older_than_s` ago), a batch per short
+    transaction: a batch holds the wallets it pays only for its own statement and commit, so
+    rounds being placed meanwhile hardly wait, and batches running side by side skip each other's
+    rounds instead of queueing behind them."""
     try:
         cache.delete(SETTLE_WANTED_KEY)  # before looking: a round resolved from now on asks again
     except Exception:
         logger.warning("could not clear the settlement flag", exc_info=True)
     settled = 0
     while settled < limit:
-        cutoff = timezone.now() - timedelta(seconds=older_than_s)
-        due = list(
-            Round.objects.filter(status=RoundStatus.RESOLVED, resolved_at__lte=cutoff)
-            .order_by("resolved_at")
-            .values_list("id", flat=True)[: min(BATCH, limit - settled)]
-        )
-        settled += sum(round_settle(round_id=round_id, skip_locked=True) for round_id in due)
-        if len(due) < BATCH:
+        size = min(BATCH, limit - settled)
+        batch = _settle(ids=None, resolved_before=timezone.now() - timedelta(seconds=older_than_s), limit=size)
+        settled += batch
+        if batch < size:
             break
     return settled
 

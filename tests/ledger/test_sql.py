@@ -12,10 +12,10 @@ from tests.factories import make_player
 pytestmark = pytest.mark.django_db
 
 
-def post(accounts, amounts, *, key="k", request_hash="h"):
+def post(accounts, amounts, *, key="k", reference_id="1"):
     return sql.post_entry(
-        idempotency_key=key, request_hash=request_hash, kind="stake", reason="r", actor_type="system",
-        actor_id="tests", reference_type="round", reference_id="1", reverses_id=None,
+        idempotency_key=key, kind="stake", reason="r", actor_type="system",
+        actor_id="tests", reference_type="round", reference_id=reference_id, reverses_id=None,
         account_ids=[account.id for account in accounts], amounts=amounts,
         currencies=[account.currency for account in accounts],
     )  # fmt: skip
@@ -42,16 +42,28 @@ def test_system_account_finds_a_shard_owned_by_no_one():
 def test_post_entry_writes_the_entry_its_balances_and_postings_once_per_key():
     player = make_player(balance=1_000)
     wallet, in_play = player_accounts_open(player=player)
-    entry_id, existing = post([wallet, wallet, in_play], [-100, -200, 300])
-    assert existing is None
+    entry_id, outcome = post([wallet, wallet, in_play], [-100, -200, 300])
+    assert outcome == sql.POSTED
     entry = JournalEntry.objects.get(pk=entry_id)
-    assert (entry.idempotency_key, entry.request_hash, entry.kind, entry.reference_id) == ("k", "h", "stake", "1")
+    assert (entry.idempotency_key, entry.kind, entry.reference_id) == ("k", "stake", "1")
     rows = list(Posting.objects.filter(entry=entry).order_by("id").values_list("account_id", "direction", "amount",
                                                                                 "balance_after"))  # fmt: skip
     assert rows == [(wallet.pk, "D", 100, 900), (wallet.pk, "D", 200, 700), (in_play.pk, "C", 300, 300)]
-    assert post([wallet, in_play], [-5, 5], request_hash="other") == (entry_id, "h")  # the key is taken
+    # The key is taken: the same content (lines in any order) replays it, other content conflicts.
+    assert post([in_play, wallet, wallet], [300, -200, -100]) == (entry_id, sql.REPLAYED)
+    assert post([wallet, in_play], [-300, 300]) == (entry_id, sql.CONFLICT)
+    assert post([wallet, wallet, in_play], [-100, -200, 300], reference_id="2") == (entry_id, sql.CONFLICT)
     wallet.refresh_from_db()
     assert wallet.balance == 700
+
+
+def test_the_request_hash_is_the_entrys_content_and_nothing_else():
+    player = make_player(balance=1_000)
+    wallet, in_play = player_accounts_open(player=player)
+    first = JournalEntry.objects.get(pk=post([wallet, in_play], [-1, 1], key="a")[0])
+    second = JournalEntry.objects.get(pk=post([in_play, wallet], [1, -1], key="b")[0])
+    other = JournalEntry.objects.get(pk=post([wallet, in_play], [-2, 2], key="c")[0])
+    assert len(first.request_hash) == 64 and first.request_hash == second.request_hash != other.request_hash
 
 
 @pytest.mark.parametrize(

@@ -264,7 +264,7 @@ def test_a_response_stored_meanwhile_wins_over_the_second_run(player_client, pla
     set_next_round(player, tie=False)
     first = place(player_client, table, key="race")
     after_first = player_wallet_summary(player=player)
-    monkeypatch.setattr(idempotency, "_stored", lambda scope, key: (True, None))  # it looked too early
+    monkeypatch.setattr(idempotency.sql, "idempotency_claim", lambda **kwargs: (True, None))  # it looked too early
     assert_problem(place(player_client, table, key="race"), 409, "idempotency_in_flight")
     assert player_wallet_summary(player=player) == after_first
     monkeypatch.undo()
