@@ -88,7 +88,7 @@ def test_sign_up_top_up_play_to_a_tie_go_to_war_and_surrender(page, open_table, 
     page.wait_for_function(
         f"() => document.getElementById('header-balance').textContent.includes('{_money(after_war)}')"
     )
-    assert page.locator("#player-cards .card").count() == 2
+    assert page.locator("#player-cards .flip").count() == 2
     # Round 2 is a tie too: surrender with the keyboard.
     page.keyboard.press("d")
     page.wait_for_selector("#decision:not([hidden])")
