@@ -6,7 +6,7 @@ its bet step, no smaller than the step and no larger than the maximum bet. The s
 the largest such denomination that the minimum bet is made of (a €10 table starts at €10, a €1
 table at €1), and the others climb from it about fivefold (€1, €5, €25, €100, €500), more
 closely when the table's range is too narrow for five such chips. A table with an unusual step
-(€3) counts the same denominations in steps (€3, €15, €30). So every sum of chips is on the
+(€2, €3) counts the same denominations in steps (€3, €15, €30). So every sum of chips is on the
 table's step and a few chips make any bet the table takes.
 """
 
@@ -29,10 +29,11 @@ def chip_values(*, min_bet: int, max_bet: int, bet_step: int) -> list[int]:
     if not 0 < bet_step <= max_bet:
         return []
     fitting = [value for value in _denominations(max_bet) if value % bet_step == 0 and value >= bet_step]
-    if len(fitting) < 3:  # an unusual step (€3, €7): the same denominations counted in steps
-        fitting = sorted({*fitting, *(bet_step * units for units in _denominations(max_bet // bet_step))})
     makes_minimum = [value for value in fitting if value <= min_bet and min_bet % value == 0]
-    start = makes_minimum[-1] if makes_minimum else fitting[0]
+    if len(fitting) < 3 or not makes_minimum:  # an unusual step (€2, €3): the denominations counted in steps
+        fitting = sorted({*fitting, *(bet_step * units for units in _denominations(max_bet // bet_step))})
+        makes_minimum = [value for value in fitting if value <= min_bet and min_bet % value == 0]
+    start = makes_minimum[-1]
     ladder = [value for value in fitting if value >= start]
     for ratio in (4, 2):
         chips = _climb(ladder, ratio)
