@@ -317,3 +317,48 @@ def test_a_table_with_a_ten_euro_start_offers_chips_that_fit_it(page, player):
     assert labels == ["€10", "€25", "€50", "€100", "€250"]
     page.click(".chip[data-value='5000']")
     assert euros(page.inner_text("#main-amount")) == 6_000  # €10 + €50, not €510
+
+
+def test_a_round_to_war_plays_under_the_content_security_policy(page, open_table, player):
+    """Cards, stacks and burned cards are placed by script (CSSOM and Web Animations), which the
+    strict policy allows; nothing on the table needs an inline style or script."""
+    seen: list[str] = []
+    page.expose_function("reportViolation", lambda text: seen.append(text))
+    page.add_init_script(
+        "document.addEventListener('securitypolicyviolation', (e) => window.reportViolation(e.violatedDirective));"
+    )
+    give_seed(player, seed_with_rounds([True]))
+    at_table(page, open_table)
+    page.click(".chip[data-value='500']")
+    page.click("#sound")
+    page.click("#deal")
+    page.wait_for_selector("#decision:not([hidden])")
+    page.click("#war")
+    wait_for_result(page)
+    assert page.get_attribute("#discard", "data-count") == "3"
+    assert seen == []
+
+
+def test_the_table_page_weighs_under_300_kb_with_every_asset_local(chromium, live_server, settings, open_table,
+                                                                    player):  # fmt: skip
+    """Everything the page loads comes from this server, and all of it, uncompressed as the test
+    server sends it, is far under the 300 KB budget (benchmarks/table_page.py measures the
+    production figures and the time to interactive; docs/FRONTEND.md has them)."""
+    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
+    context = chromium.new_context(viewport=DESKTOP, base_url=live_server.url, locale="en-US")
+    page = context.new_page()
+    sign_in(page, "tomas", PASSWORD, "/")
+    fresh = chromium.new_context(viewport=DESKTOP, base_url=live_server.url, storage_state=context.storage_state())
+    context.close()
+    page = fresh.new_page()
+    finished = []
+    page.on("requestfinished", lambda request: finished.append(request))
+    page.goto(f"/tables/{open_table.pk}/")
+    page.wait_for_selector("body[data-table-ready=true]")
+    page.wait_for_load_state("networkidle")
+    ready_ms = page.evaluate("performance.getEntriesByName('cw-table-ready')[0].startTime")
+    total = sum(r.sizes()["responseHeadersSize"] + r.sizes()["responseBodySize"] for r in finished)
+    assert all(r.url.startswith(live_server.url) for r in finished), [r.url for r in finished]
+    print(f"table page: {total / 1024:.1f} KB in {len(finished)} responses, interactive at {ready_ms:.0f} ms")
+    assert total < 300 * 1024
+    fresh.close()

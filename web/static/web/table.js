@@ -322,7 +322,7 @@ document.addEventListener("DOMContentLoaded", () => {
     const step = (now) => {
       const done = Math.min(1, (now - start) / length);
       const eased = 1 - (1 - done) ** 3;
-      el.textContent = signed(done === 1 ? target : Math.round((target * eased) / table.bet_step) * table.bet_step);
+      el.textContent = signed(done === 1 ? target : Math.round(target * eased));
       if (done < 1) requestAnimationFrame(step);
     };
     requestAnimationFrame(step);
