@@ -142,6 +142,17 @@ def test_after_a_reload_at_a_tie_the_spots_show_the_bets_in_play_and_rebet_puts_
     assert (again.main_bet, again.tie_bet) == (600, 100)
 
 
+def test_a_double_click_on_deal_places_one_bet(page, open_table, player):
+    from casino.models import Round
+
+    give_seed(player, seed_with_rounds([False, False]))
+    at_table(page, open_table)
+    page.dblclick("#deal")
+    wait_for_result(page)
+    page.wait_for_timeout(500)
+    assert Round.objects.filter(player=player).count() == 1
+
+
 def test_cards_leave_the_shoe_face_down_turn_over_and_burned_cards_go_to_the_discard(page, open_table, player):
     give_seed(player, seed_with_rounds([True, False]))
     at_table(page, open_table)
