@@ -67,6 +67,9 @@ class PartnerScoped(PlayerScoped):
     throttle_classes = [PartnerRateThrottle]
 
     def scoped_player(self):
+        player = self.request.user.player  # read with the partner when the signature was checked
+        if player is not None and player.external_id == self.kwargs["external_id"]:
+            return player
         return partner_player_get(partner=self.request.auth, external_id=self.kwargs["external_id"])
 
     def scoped_actor(self, player) -> Actor:

@@ -4,30 +4,28 @@ X-Signature). Both schemes are described in the OpenAPI schema so that generated
 
 from __future__ import annotations
 
-import functools
-
-from django.db import connection
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, TokenAuthentication
-from rest_framework.authtoken.models import Token
 
-from accounts.models import Partner, Player, User
+from accounts import sql
+from accounts.models import Partner, Player
 from accounts.partners import partner_authenticate
-from core.rows import instances_from_row, select_list
 from core.throttling import CellRateThrottle
 
 
 class PartnerPrincipal:
-    """request.user for a partner's request: authenticated, but no person and no staff rights."""
+    """request.user for a partner's request: authenticated, but no person and no staff rights.
+    `player` is the partner's player the request's path names, read with the partner (or None)."""
 
     is_authenticated = True
     is_anonymous = False
     is_staff = False
     is_active = True
 
-    def __init__(self, partner: Partner) -> None:
+    def __init__(self, partner: Partner, player: Player | None = None) -> None:
         self.partner = partner
+        self.player = player
         self.pk = f"partner:{partner.pk}"
 
     def __str__(self) -> str:
@@ -37,7 +35,8 @@ class PartnerPrincipal:
 class PartnerSignatureAuthentication(BaseAuthentication):
     def authenticate(self, request):
         meta = request.META
-        partner = partner_authenticate(
+        kwargs = (request.parser_context or {}).get("kwargs") or {}
+        signed = partner_authenticate(
             key_id=meta.get("HTTP_X_PARTNER_KEY"),
             timestamp=meta.get("HTTP_X_TIMESTAMP"),
             nonce=meta.get("HTTP_X_NONCE"),
@@ -45,8 +44,9 @@ class PartnerSignatureAuthentication(BaseAuthentication):
             method=request.method,
             path=request._request.get_full_path(),
             body=request._request.body,
+            external_id=kwargs.get("external_id"),
         )
-        return PartnerPrincipal(partner), partner
+        return PartnerPrincipal(signed.partner, signed.player), signed.partner
 
     def authenticate_header(self, request):
         return 'HMAC-SHA256 realm="partner"'
@@ -81,30 +81,15 @@ class PartnerSignatureScheme(OpenApiAuthenticationExtension):
         }
 
 
-@functools.cache
-def _token_user_player_sql() -> str:
-    return (
-        f"SELECT {select_list(Token, 't')}, {select_list(User, 'u')}, {select_list(Player, 'p')}"
-        f" FROM {Token._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id"
-        f" LEFT JOIN {Player._meta.db_table} p ON p.user_id = u.id WHERE t.key = %s"
-    )
-
-
 class PlayerTokenAuthentication(TokenAuthentication):
     """`Authorization: Token <key>`: the token, its user and the user's player in one plain
     statement, since every API call of a player starts here."""
 
     def authenticate_credentials(self, key):
-        with connection.cursor() as cursor:
-            cursor.execute(_token_user_player_sql(), [key])
-            row = cursor.fetchone()
-        if row is None:
+        found = sql.token_user_player(key=key)
+        if found is None:
             raise exceptions.AuthenticationFailed("Invalid token.")
-        token, user, player = instances_from_row(row, (Token, User, Player))
-        Token.user.field.set_cached_value(token, user)
-        if player is not None:  # as select_related would: user.player without another query
-            User.player.related.set_cached_value(user, player)
-            Player.user.field.set_cached_value(player, user)
+        token, user, _ = found
         if not user.is_active:
             raise exceptions.AuthenticationFailed("User inactive or deleted.")
         return user, token

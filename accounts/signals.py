@@ -1,4 +1,5 @@
-"""Staff sign-ins, failed sign-ins and permission changes go to the audit log.
+"""Staff sign-ins, failed sign-ins and permission changes go to the audit log; partners' nonces go
+back into Redis when it recovers from an outage.
 
 Django announces these only through signals, so the receivers are thin: each records one event
 through `core.audit.audit_record` and does nothing else.
@@ -6,13 +7,20 @@ through `core.audit.audit_record` and does nothing else.
 
 from __future__ import annotations
 
+import logging
+
 from django.contrib.auth.models import Group
+from django.core.cache import caches
 from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.db.models.signals import m2m_changed
 from django.dispatch import receiver
 
 from accounts.models import User
+from accounts.partners import partner_nonces_to_cache
 from core.audit import audit_record
+from core.cache import cache_recovered
+
+logger = logging.getLogger(__name__)
 
 
 def _ip(request) -> str:
@@ -53,3 +61,18 @@ def record_user_permission_change(sender, instance, **kwargs):
 @receiver(m2m_changed, sender=Group.permissions.through)
 def record_group_permission_change(sender, instance, **kwargs):
     _record_permission_change("group.permissions", "group", instance, kwargs)
+
+
+@receiver(cache_recovered)
+def restore_partner_nonces(sender, cache, **kwargs):
+    """Nonces the database recorded while Redis was away go into Redis, so that a request taken
+    during the outage cannot be replayed once Redis answers again."""
+    if cache is not caches["default"]:
+        return  # not the cache the nonces live in
+    try:
+        copied = partner_nonces_to_cache()
+    except Exception:  # a receiver of a cache event must not fail the request that noticed it
+        logger.exception("could not copy partners' nonces into the cache after its recovery")
+    else:
+        if copied:
+            logger.warning("copied %d partner nonces recorded during the cache outage into the cache", copied)

@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from django.dispatch import Signal
 from django.utils.functional import cached_property
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -187,9 +188,8 @@ class PooledRedisCache(RedisCache):
         # The fallback makes keys as Redis's side does (same prefix, version and key function).
         same_keys = {key: params[key] for key in ("TIMEOUT", "KEY_PREFIX", "VERSION", "KEY_FUNCTION") if key in params}
         self.fallback = LocMemCache(f"redis-fallback:{server}", {**same_keys, "OPTIONS": {"MAX_ENTRIES": 10_000}})
-        self.breaker = CircuitBreaker(
-            name=f"cache {_without_password(server)}", open_s=open_s, on_close=self.fallback.clear
-        )
+        name = f"cache {_without_password(server)}"
+        self.breaker = CircuitBreaker(name=name, open_s=open_s, on_close=self._recovered)
 
     @cached_property
     def _cache(self):
@@ -197,6 +197,10 @@ class PooledRedisCache(RedisCache):
 
     def status(self) -> dict:
         return self.breaker.status()
+
+    def _recovered(self) -> None:
+        self.fallback.clear()
+        cache_recovered.send(sender=type(self), cache=self)
 
     def rate_limit(self, key: str, *, interval_s: float, burst_s: float) -> float:
         """One request against the rate of `key` (one request per `interval_s`, bursts up to
@@ -212,6 +216,21 @@ class PooledRedisCache(RedisCache):
                 return wait
         self.breaker.count_fallback()
         return _gcra_in_memory(self.fallback, self._fallback_lock, key, now, interval_s, burst_s)
+
+    def add_shared(self, key: str, value, timeout: float) -> bool | None:
+        """`add` where only Redis will do (a value every process must see, like a used nonce):
+        True if added, False if the key was there, None when Redis cannot be reached (the
+        caller records it somewhere shared instead: no per-process fallback here)."""
+        if self.breaker.allow():
+            try:
+                added = RedisCache.add(self, key, value, timeout)
+            except UNREACHABLE as exc:
+                self.breaker.failed(exc)
+            else:
+                self.breaker.succeeded()
+                return added
+        self.breaker.count_fallback()
+        return None
 
     @cached_property
     def _fallback_lock(self) -> threading.Lock:
@@ -235,13 +254,25 @@ class PooledRedisCache(RedisCache):
     clear = _guarded("clear")
 
 
+# Sent when Redis answers again after an outage: whoever kept shared state elsewhere meanwhile
+# (partners' nonces, in the database) puts it back. Receivers must not raise.
+cache_recovered = Signal()
+
 _local_locks: dict[int, threading.Lock] = {}
+
+
+def cache_add_shared(cache, key: str, value, timeout: float) -> bool | None:
+    """`PooledRedisCache.add_shared` on any cache; a cache in process memory is shared by nobody,
+    so there it is None, like Redis out of reach."""
+    add_shared = getattr(cache, "add_shared", None)  # through django.core.cache's proxy too
+    return None if add_shared is None else add_shared(key, value, timeout)
 
 
 def cache_rate_limit(cache, key: str, *, interval_s: float, burst_s: float) -> float:
     """`PooledRedisCache.rate_limit` on any cache (a cache in process memory counts per process)."""
-    if isinstance(cache, PooledRedisCache):
-        return cache.rate_limit(key, interval_s=interval_s, burst_s=burst_s)
+    rate_limit = getattr(cache, "rate_limit", None)  # through django.core.cache's proxy too
+    if rate_limit is not None:
+        return rate_limit(key, interval_s=interval_s, burst_s=burst_s)
     lock = _local_locks.setdefault(id(cache), threading.Lock())
     return _gcra_in_memory(cache, lock, key, time.time(), interval_s, burst_s)
 

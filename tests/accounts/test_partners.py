@@ -87,4 +87,4 @@ def test_any_headers_give_a_partner_or_signature_invalid(partner_pair, data, key
                                      path=PATH, body=body)  # fmt: skip
     except SignatureInvalid:
         return
-    assert found == partner
+    assert found.partner == partner
