@@ -5,7 +5,7 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 
 from ledger import sql
-from ledger.models import AccountKind, JournalEntry, Posting
+from ledger.models import Account, AccountKind, JournalEntry, Posting
 from ledger.services import house_account, player_accounts_open
 from tests.factories import make_player
 
@@ -103,3 +103,39 @@ def test_snapshot_read_only_makes_a_repeatable_read_transaction_that_writes_noth
             assert cursor.fetchone() == ("repeatable read",)
             cursor.execute("SHOW transaction_read_only")
             assert cursor.fetchone() == ("on",)
+
+
+def test_ledger_player_accounts_finds_the_wallet_and_money_in_play():
+    player = make_player()
+    wallet, in_play = player_accounts_open(player=player)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT wallet_id, in_play_id FROM ledger_player_accounts(%s, %s)", [player.pk, "EUR"])
+        assert cursor.fetchone() == (wallet.pk, in_play.pk)
+        cursor.execute("SELECT wallet_id, in_play_id FROM ledger_player_accounts(%s, %s)", [player.pk, "USD"])
+        assert cursor.fetchone() == (None, None)
+
+
+def test_ledger_house_account_opens_a_shard_once():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT ledger_house_account(%s, %s)", ["GBP", 7])
+        opened = cursor.fetchone()[0]
+        cursor.execute("SELECT ledger_house_account(%s, %s)", ["GBP", 7])
+        assert cursor.fetchone()[0] == opened
+    assert house_account(currency="GBP", spread_by="x").kind == AccountKind.HOUSE
+    shard = Account.objects.get(pk=opened)
+    assert (shard.kind, shard.currency, shard.shard, shard.player_id, shard.partner_id) == ("house", "GBP", 7, None,
+                                                                                            None)  # fmt: skip
+
+
+@pytest.mark.django_db(transaction=True)
+def test_ledger_lock_accounts_holds_their_rows_until_commit():
+    player = make_player()
+    wallet, in_play = player_accounts_open(player=player)
+    settings = connection.settings_dict
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT ledger_lock_accounts(%s)", [[in_play.pk, wallet.pk]])
+        other = psycopg.connect(host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"],
+                                password=settings["PASSWORD"], dbname=settings["NAME"])  # fmt: skip
+        with other, pytest.raises(psycopg.errors.LockNotAvailable):
+            other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR UPDATE NOWAIT", [wallet.pk])
