@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 
 from django.contrib.auth.models import Group
-from django.core.cache import caches
 from django.contrib.auth.signals import user_logged_in, user_login_failed
+from django.core.cache import caches
 from django.db.models.signals import m2m_changed
 from django.dispatch import receiver
 
