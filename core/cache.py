@@ -150,6 +150,14 @@ def _gcra_in_memory(cache: LocMemCache, lock: threading.Lock, key: str, now: flo
         return 0.0
 
 
+def _window_in_memory(cache, lock: threading.Lock, key: str, ends: float, seconds: float) -> tuple[float, bool]:
+    with lock:
+        if cache.add(key, ends, timeout=seconds):
+            return ends, True
+        current = cache.get(key)
+        return (ends, False) if current is None else (current, False)
+
+
 def _guarded(name: str):
     redis_operation = getattr(RedisCache, name)
 
@@ -232,6 +240,27 @@ class PooledRedisCache(RedisCache):
         self.breaker.count_fallback()
         return None
 
+    def window_open(self, key: str, *, seconds: float) -> tuple[float, bool]:
+        """Open a window of `seconds` on `key` unless one is open: (when the open window ends, as
+        a Unix time; whether this call opened it). One Redis round trip (SET NX PX, then GET)."""
+        ends = time.time() + seconds
+        if self.breaker.allow():
+            try:
+                client = self._cache.get_client(write=True)
+                pipeline = client.pipeline(transaction=False)
+                pipeline.set(self.make_and_validate_key(key), repr(ends), nx=True, px=max(1, int(seconds * 1000)))
+                pipeline.get(self.make_and_validate_key(key))
+                opened, current = pipeline.execute()
+            except UNREACHABLE as exc:
+                self.breaker.failed(exc)
+            else:
+                self.breaker.succeeded()
+                if opened or current is None:
+                    return ends, bool(opened)
+                return float(current), False
+        self.breaker.count_fallback()
+        return _window_in_memory(self.fallback, self._fallback_lock, key, ends, seconds)
+
     @cached_property
     def _fallback_lock(self) -> threading.Lock:
         return threading.Lock()
@@ -275,6 +304,15 @@ def cache_rate_limit(cache, key: str, *, interval_s: float, burst_s: float) -> f
         return rate_limit(key, interval_s=interval_s, burst_s=burst_s)
     lock = _local_locks.setdefault(id(cache), threading.Lock())
     return _gcra_in_memory(cache, lock, key, time.time(), interval_s, burst_s)
+
+
+def cache_window_open(cache, key: str, *, seconds: float) -> tuple[float, bool]:
+    """`PooledRedisCache.window_open` on any cache (a cache in process memory: per process)."""
+    window_open = getattr(cache, "window_open", None)  # through django.core.cache's proxy too
+    if window_open is not None:
+        return window_open(key, seconds=seconds)
+    lock = _local_locks.setdefault(id(cache), threading.Lock())
+    return _window_in_memory(cache, lock, key, time.time() + seconds, seconds)
 
 
 def _without_password(url: str) -> str:

@@ -21,6 +21,7 @@ from django.utils import timezone
 from casino import sql
 from casino.models import Round
 from casino.services.webhooks import webhook_create_for_round
+from core.cache import cache_window_open
 
 logger = logging.getLogger(__name__)
 SWEEP_AFTER_S = 3
@@ -28,38 +29,46 @@ BATCH = 50  # rounds per statement: their wallets stay locked until its commit
 # The tasks (casino/tasks.py) wrap these services; a service asks for one by its name, so that the
 # services never import the tasks that import them.
 SETTLE_DUE_TASK = "casino.settle_due"
-# Set by a web process that has just resolved a round and asked a worker for a batch; the worker
-# clears it before it looks for due rounds, so a round resolved meanwhile asks again.
-SETTLE_WANTED_KEY = "casino:settlement:wanted"
+# Settlement is asked for by windows: the first round resolved in a window opens it (a Redis key
+# with the window's end, shared by every web process) and queues one batch to run once the window
+# has closed; every round resolved while it is open rides along. A batch runs after the end of
+# its window, and each round looks for an open window after it committed, so the batch's query
+# sees every round that rode along. A window costs one message and one batch, whatever the rate;
+# a process remembers the end of a window it knows of, so a round resolved meanwhile asks Redis
+# nothing at all.
+SETTLE_WINDOW_KEY = "casino:settlement:window"
+SETTLE_WINDOW_S = 0.1
+CLOCK_MARGIN_S = 0.05  # a batch runs this long after its window closes: web hosts' clocks differ a little
 BROKER_PAUSE_S = 3
 _broker_retry_at = 0.0  # after a failed publish, skip the broker for a while: the sweeper catches up
+_known_window_ends = 0.0  # the end (Unix time) of the latest window this process knows of
 
 
 def settlement_enqueue(round_id: uuid.UUID) -> None:
-    """Ask a worker to settle the round; never raises (it runs after the commit, and the sweeper
-    is the safety net).
-
-    With a broker, one message asks for a batch: while a request for one is pending, further
-    rounds ride along (a worker settles every due round it finds), so the broker sees one message
-    per batch rather than one per round. After a failed publish the broker is left alone for a
-    few seconds, so an outage costs one failed attempt per process, not one per round."""
-    global _broker_retry_at
+    """Ask a worker to settle the round (it has committed); never raises (it runs after the
+    commit, and the sweeper is the safety net). After a failed publish the broker is left alone
+    for a few seconds, so an outage costs one failed attempt per process, not one per round."""
+    global _broker_retry_at, _known_window_ends
     if current_app.conf.task_always_eager:  # no broker: settle this round now, in this process
         round_settle(round_id=round_id)
         return
+    if time.time() < _known_window_ends:
+        return  # the batch of a window still open runs after it closes, and finds this round
     if time.monotonic() < _broker_retry_at:
         return
     try:
-        if cache.add(SETTLE_WANTED_KEY, 1, timeout=5):
-            current_app.send_task(SETTLE_DUE_TASK)
+        ends, opened = cache_window_open(cache, SETTLE_WINDOW_KEY, seconds=SETTLE_WINDOW_S)
+        if opened:
+            current_app.send_task(SETTLE_DUE_TASK, countdown=max(0.0, ends - time.time()) + CLOCK_MARGIN_S)
+        _known_window_ends = ends
     except Exception as exc:  # the broker is down: placing rounds must keep working
         _broker_retry_at = time.monotonic() + BROKER_PAUSE_S
         logger.warning(
             "could not queue settlement of round %s (%s: %s); broker left alone for %d s; the sweeper settles it",
             round_id, exc.__class__.__name__, exc, BROKER_PAUSE_S,
         )  # fmt: skip
-        with contextlib.suppress(Exception):  # the flag expires by itself if Redis cannot hear this either
-            cache.delete(SETTLE_WANTED_KEY)
+        with contextlib.suppress(Exception):  # no batch was queued: let the next round open a window
+            cache.delete(SETTLE_WINDOW_KEY)
 
 
 def _settle(*, ids: list[uuid.UUID] | None, resolved_before, limit: int) -> int:
@@ -92,10 +101,6 @@ def rounds_settle_due(*, older_than_s: float = 0, limit: int = 10_000) -> int:
     transaction: a batch holds the wallets it pays only for its own statement and commit, so
     rounds being placed meanwhile hardly wait, and batches running side by side skip each other's
     rounds instead of queueing behind them."""
-    try:
-        cache.delete(SETTLE_WANTED_KEY)  # before looking: a round resolved from now on asks again
-    except Exception:
-        logger.warning("could not clear the settlement flag", exc_info=True)
     settled = 0
     while settled < limit:
         size = min(BATCH, limit - settled)

@@ -1,10 +1,12 @@
 """Rate limits decided in one cache call (core/throttling.py, core/cache.py's GCRA): on Redis, in
-process memory, and failing open while Redis is away."""
+process memory, and failing open while Redis is away; and the cache's windows (settlement's)."""
+
+import time
 
 import pytest
 from django.core.cache.backends.locmem import LocMemCache
 
-from core.cache import PooledRedisCache, cache_rate_limit
+from core.cache import PooledRedisCache, cache_rate_limit, cache_window_open
 from tests.redis_server import RedisServer, free_port
 
 
@@ -37,3 +39,15 @@ def test_a_rate_fails_open_to_process_memory_while_redis_is_away():
     dead = PooledRedisCache(f"redis://127.0.0.1:{free_port()}/0", {"OPTIONS": {"CIRCUIT_OPEN_S": 60}})
     assert _decisions(dead, "caller", 3, interval_s=20, burst_s=40) == [0, 0, pytest.approx(20, abs=1)]
     assert dead.status()["state"] == "open" and dead.status()["fallback_operations"] == 3
+
+
+def test_a_window_opens_once_until_it_ends(own_redis):
+    cache = PooledRedisCache(own_redis.url, {})
+    ends, opened = cache.window_open("w", seconds=0.3)
+    again, opened_again = cache.window_open("w", seconds=0.3)
+    assert opened and not opened_again and again == pytest.approx(ends)
+    time.sleep(0.35)
+    later, opened_later = cache.window_open("w", seconds=0.3)
+    assert opened_later and later > ends
+    memory = LocMemCache("window-test", {})
+    assert cache_window_open(memory, "w", seconds=0.3)[1] and not cache_window_open(memory, "w", seconds=0.3)[1]
