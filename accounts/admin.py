@@ -57,13 +57,12 @@ class PlayerAdmin(admin.ModelAdmin):
     list_display = ("user", "partner", "external_id", "currency", "created_at")
     list_filter = ("partner", "currency")
     search_fields = ("user__username", "external_id", "user__email")
-    fields_of_identity = ("user", "partner", "external_id", "currency")
     readonly_fields = (
-        *fields_of_identity, "created_at", "wallet", "wallet_lines", "recent_rounds", "limits", "exclusions",
-        "adjustments", "identity_changes",
+        "created_at", "wallet", "wallet_lines", "recent_rounds", "limits", "exclusions", "adjustments",
+        "identity_changes",
     )  # fmt: skip
     fieldsets = (
-        (None, {"fields": (*fields_of_identity, "created_at")}),
+        (None, {"fields": ("user", "partner", "external_id", "currency", "created_at")}),
         ("Wallet", {"fields": ("wallet", "wallet_lines")}),
         ("Play", {"fields": ("recent_rounds",)}),
         ("Protection", {"fields": ("limits", "exclusions")}),

@@ -128,16 +128,14 @@ class TokenView(APIView):
     def get_permissions(self):
         return [AllowAny()] if self.request.method == "POST" else [IsAuthenticated()]
 
-    def initialize_request(self, request, *args, **kwargs):
-        request = super().initialize_request(request, *args, **kwargs)
-        if request.method == "POST":
-            request.authenticators = ()  # a sign-in ignores a stale token still in the client's headers
-        return request
+    def get_authenticators(self):
+        if getattr(self.request, "method", None) == "POST":
+            return []  # a sign-in ignores a stale token still in the client's headers
+        return super().get_authenticators()
 
     @extend_schema(
-        request=CredentialsSerializer, responses={200: TokenSerializer, **problems(400, 429)}, summary="Get a token",
-        auth=[],
-    )  # fmt: skip
+        request=CredentialsSerializer, responses={200: TokenSerializer, **problems(400, 429)}, summary="Get a token"
+    )
     def post(self, request):
         token = player_token_sign_in(request=request._request, **validated(CredentialsSerializer, request.data))
         return Response({"token": token})

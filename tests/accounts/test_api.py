@@ -154,6 +154,17 @@ def test_staff_cannot_sign_in_on_the_players_web_sign_in_either(client, operator
     assert "_auth_user_id" not in client.session
 
 
+def test_a_staff_flag_on_a_players_login_gets_no_token_either(client):
+    from accounts.services import player_create
+
+    player = player_create(username="both", password="both-pass-phrase")
+    player.user.is_staff = True
+    player.user.save()
+    response = client.post("/api/v1/auth/token/", {"username": "both", "password": "both-pass-phrase"},
+                           content_type="application/json")  # fmt: skip
+    assert_problem(response, 400, "invalid_credentials")
+
+
 def test_staff_passwords_tried_at_the_players_doors_count_as_failures(client, operator):
     from accounts.services import SIGN_IN_FAILURES_ALLOWED
 
