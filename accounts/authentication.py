@@ -4,18 +4,15 @@ X-Signature). Both schemes are described in the OpenAPI schema so that generated
 
 from __future__ import annotations
 
-import functools
-
-from django.db import connection
+from django.utils.translation import gettext
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, TokenAuthentication
-from rest_framework.authtoken.models import Token
 from rest_framework.throttling import SimpleRateThrottle
 
-from accounts.models import Partner, Player, User
+from accounts.models import Partner
 from accounts.partners import partner_authenticate
-from core.rows import instances_from_row, select_list
+from accounts.tokens import token_authenticate
 
 
 class PartnerPrincipal:
@@ -81,33 +78,14 @@ class PartnerSignatureScheme(OpenApiAuthenticationExtension):
         }
 
 
-@functools.cache
-def _token_user_player_sql() -> str:
-    return (
-        f"SELECT {select_list(Token, 't')}, {select_list(User, 'u')}, {select_list(Player, 'p')}"
-        f" FROM {Token._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id"
-        f" LEFT JOIN {Player._meta.db_table} p ON p.user_id = u.id WHERE t.key = %s"
-    )
-
-
 class PlayerTokenAuthentication(TokenAuthentication):
-    """`Authorization: Token <key>`: the token, its user and the user's player in one plain
-    statement, since every API call of a player starts here."""
+    """`Authorization: Token <key>`, checked by `accounts.tokens.token_authenticate`."""
 
     def authenticate_credentials(self, key):
-        with connection.cursor() as cursor:
-            cursor.execute(_token_user_player_sql(), [key])
-            row = cursor.fetchone()
-        if row is None:
-            raise exceptions.AuthenticationFailed("Invalid token.")
-        token, user, player = instances_from_row(row, (Token, User, Player))
-        Token.user.field.set_cached_value(token, user)
-        if player is not None:  # as select_related would: user.player without another query
-            User.player.related.set_cached_value(user, player)
-            Player.user.field.set_cached_value(player, user)
-        if not user.is_active:
-            raise exceptions.AuthenticationFailed("User inactive or deleted.")
-        return user, token
+        found = token_authenticate(key=key)
+        if found is None:
+            raise exceptions.AuthenticationFailed(gettext("The token is unknown, expired or revoked: sign in again."))
+        return found
 
 
 class PlayerTokenScheme(OpenApiAuthenticationExtension):

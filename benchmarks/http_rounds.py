@@ -114,14 +114,14 @@ def main() -> None:
     setup = (
         "from accounts.services import player_create; from casino.models import Table; "
         "from core.actors import Actor; from ledger.services import wallet_deposit; "
-        "from rest_framework.authtoken.models import Token; "
+        "from accounts.tokens import token_issue; "
         "t = Table.objects.create(name='Bench', min_bet=100, max_bet=100000, bet_step=100, max_tie_bet=0, "
         "decision_timeout_s=1); "
         "tokens = []\n"
         f"for n in range({args.clients}):\n"
         "    p = player_create(username=f'bench{n}', password=None)\n"
         "    wallet_deposit(player=p, amount=10**12, idempotency_key=f'fund{n}', actor=Actor.system('bench'))\n"
-        "    tokens.append(Token.objects.create(user=p.user).key)\n"
+        "    tokens.append(token_issue(user=p.user))\n"
         "print(t.pk, ' '.join(tokens))"
     )
     out = subprocess.run([sys.executable, "manage.py", "shell", "-v", "0", "-c", setup], cwd=ROOT, env=env, check=True,

@@ -53,7 +53,6 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's files, served from here (no CDN)
     "csp",
@@ -223,6 +222,7 @@ CELERY_BEAT_SCHEDULE = {
     "deliver-due-webhooks": {"task": "casino.deliver_due_webhooks", "schedule": 10.0},
     "purge-idempotency-records": {"task": "core.purge_idempotency_records", "schedule": crontab(minute=17)},
     "purge-partner-nonces": {"task": "accounts.purge_partner_nonces", "schedule": crontab(minute=19)},
+    "purge-idle-tokens": {"task": "accounts.purge_idle_tokens", "schedule": crontab(minute=21)},
     "purge-war-matches": {"task": "casino.purge_matches", "schedule": crontab(minute=23, hour=4)},
     "ledger-seal": {"task": "ledger.tasks.ledger_seal_task", "schedule": 5.0},
     "ledger-verify-nightly": {
@@ -248,6 +248,8 @@ STAFF_LOGIN_URL = "/admin/login/"
 # Staff sign in with a TOTP code as well as a password, and are signed out when idle.
 OTP_TOTP_ISSUER = "Casino War"
 STAFF_SESSION_IDLE_MINUTES = int(os.environ.get("STAFF_SESSION_IDLE_MINUTES", "15"))
+# Players' API tokens end after this long unused (accounts/tokens.py).
+API_TOKEN_IDLE_MINUTES = int(os.environ.get("API_TOKEN_IDLE_MINUTES", "60"))
 # Play money: players top their wallets up themselves. Only when asked for (bin/serve, the demo,
 # sets PLAY_MONEY=true); a real-money casino never turns it on.
 PLAY_MONEY = env_bool("PLAY_MONEY", default=False)

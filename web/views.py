@@ -23,10 +23,10 @@ from django.views.decorators.http import require_POST
 
 from accounts.services import (
     PLAY_MONEY_TOP_UPS,
+    player_authenticate,
     player_language_set,
     player_play_money_top_up,
     player_signup,
-    user_authenticate,
 )
 from casino.engine import InvalidRulesError
 from casino.engine.war import build_rules
@@ -110,21 +110,19 @@ def signin(request):
     status = 200
     if request.method == "POST" and form.is_valid():
         try:
-            user = user_authenticate(
+            player = player_authenticate(
                 request=request, username=form.cleaned_data["username"], password=form.cleaned_data["password"]
             )
         except ServiceError as error:
-            user = None
+            player = None
             form.add_error(None, error.detail)
             status = 429 if isinstance(error, TooManyAttempts) else 200
-        if user is None:
+        if player is None:
             if not form.errors:
                 form.add_error(None, _("That username and password do not match an account."))
         else:
-            login(request, user)
-            player = getattr(user, "player", None)
-            if player is not None:
-                session_start(player=player)
+            login(request, player.user)
+            session_start(player=player)
             return _with_language(redirect(_safe_next(request, reverse("web:lobby"))), player)
     return render(request, "web/signin.html", {"form": form, "next": _safe_next(request, "")}, status=status)
 

@@ -20,7 +20,12 @@ MATRIX = [
     ("casino.change_round", False, False, False),
     ("casino.view_webhookdelivery", True, True, False),
     ("accounts.view_player", True, True, True),
-    ("accounts.change_player", True, False, False),
+    ("accounts.change_player", False, False, False),  # nobody: identity changes are maker-checker
+    ("accounts.add_player", False, False, False),
+    ("accounts.view_playeridentitychange", True, True, True),
+    ("accounts.add_playeridentitychange", True, False, True),  # proposing
+    ("accounts.change_playeridentitychange", True, False, False),  # approving and rejecting
+    ("accounts.delete_playeridentitychange", False, False, False),
     ("accounts.view_partner", True, True, False),
     ("accounts.change_partner", False, False, False),
     ("ledger.view_journalentry", True, True, True),

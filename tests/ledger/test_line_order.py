@@ -9,11 +9,11 @@ from concurrent.futures import ThreadPoolExecutor
 import psycopg
 import pytest
 from django.db import connection
-from rest_framework.authtoken.models import Token
 
 from accounts.models import TransferDirection
 from accounts.partners import partner_player_upsert, partner_transfer
 from accounts.services import partner_create
+from accounts.tokens import token_issue
 from core.errors import InsufficientFunds
 from ledger.models import EntryKind
 from ledger.selectors import account_lines
@@ -108,8 +108,7 @@ def test_fifty_concurrent_transfers_out_of_one_wallet_chain_in_the_api(client):
     with ThreadPoolExecutor(max_workers=16) as pool:
         results = list(pool.map(transfer_out, range(50)))
     assert sum(not isinstance(r, Exception) for r in results) == 40  # 4,000 in, 100 each
-    token, _ = Token.objects.get_or_create(user=player.user)
-    response = client.get("/api/v1/wallet/transactions/?limit=500", HTTP_AUTHORIZATION=f"Token {token.key}")
+    response = client.get("/api/v1/wallet/transactions/?limit=500", HTTP_AUTHORIZATION=f"Token {token_issue(user=player.user)}")
     assert response.status_code == 200
     lines = response.json()["results"]
     assert len(lines) == 41 and lines[0]["balance_after"] == 0
