@@ -125,8 +125,16 @@ def protection_check_deposit(*, player, amount: int) -> None:
     _check_guards(player=player, kinds=(LimitKind.DEPOSIT,), amount=amount)
 
 
-LIMIT_NAMES = {LimitKind.DEPOSIT: gettext_lazy("deposit"), LimitKind.LOSS: gettext_lazy("loss"),
-               LimitKind.WAGER: gettext_lazy("wager")}  # fmt: skip
+# What a refusal tells the player, one whole sentence per kind of limit (people read `detail`).
+LIMIT_REFUSALS = {
+    LimitKind.DEPOSIT: gettext_lazy(
+        "This would go over your deposit limit of %(limit)s per %(period)s: %(left)s left."
+    ),
+    LimitKind.LOSS: gettext_lazy("This bet would go over your loss limit of %(limit)s per %(period)s: %(left)s left."),
+    LimitKind.WAGER: gettext_lazy(
+        "This bet would go over your wager limit of %(limit)s per %(period)s: %(left)s left."
+    ),
+}
 PERIOD_NAMES = {LimitPeriod.DAY: gettext_lazy("24 hours"), LimitPeriod.WEEK: gettext_lazy("7 days"),
                 LimitPeriod.MONTH: gettext_lazy("30 days")}  # fmt: skip
 
@@ -135,7 +143,7 @@ def _check_guards(*, player, kinds, amount: int) -> None:
     now = clock.now()
     excluded, in_force = stake_guards(player=player, kinds=kinds, at=now)
     if excluded:
-        raise SelfExcluded(gettext("the player is in a time-out or self-excluded"))
+        raise SelfExcluded(gettext("You are taking a break from play (a time-out or self-exclusion) until it ends."))
     for kind in kinds:
         for period in LimitPeriod:
             limit = in_force.get((kind, period))
@@ -144,9 +152,9 @@ def _check_guards(*, player, kinds, amount: int) -> None:
             used = MEASURES[kind](player=player, since=now - timedelta(days=PERIOD_DAYS[period]))
             if used + amount > limit:
                 raise LimitExceeded(
-                    gettext("this would exceed your %(kind)s limit per %(period)s of %(limit)s (%(left)s left)")
+                    str(LIMIT_REFUSALS[kind])
                     % {
-                        "kind": LIMIT_NAMES[kind], "period": PERIOD_NAMES[period],
+                        "period": PERIOD_NAMES[period],
                         "limit": format_money(limit, player.currency),
                         "left": format_money(max(0, limit - used), player.currency),
                     }

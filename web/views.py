@@ -28,6 +28,8 @@ from accounts.services import (
     player_signup,
     user_authenticate,
 )
+from casino.engine import InvalidRulesError
+from casino.engine.war import build_rules
 from casino.selectors import (
     round_awaiting_decision_id,
     round_get_for_player,
@@ -42,12 +44,13 @@ from casino.services.rounds import rounds_decide_overdue_for_player
 from core.actors import Actor
 from core.api import validated
 from core.errors import InvalidInput, ServiceError, TooManyAttempts
-from ledger.money import parse_money
+from ledger.money import MAX_MINOR_UNITS, format_money, parse_money
 from ledger.selectors import account_lines, player_wallet_summary
 from ledger.services import player_accounts_open
 from protection.selectors import protection_summary
 from protection.serializers import ExclusionStartSerializer, LimitSetSerializer, RealityCheckSerializer
 from protection.services import exclusion_start, limit_set, reality_check_set, session_start
+from web.chips import chip_values
 from web.forms import SignInForm, SignUpForm
 
 
@@ -199,10 +202,11 @@ def table_play(request, table_id: int):
         raise Http404(_("This table is closed or does not exist."))
     rounds_decide_overdue_for_player(player=request.player)  # past its deadline, a decision is the house's
     pending = round_awaiting_decision_id(player=request.player, table=table)
+    chips = chip_values(min_bet=table.min_bet, max_bet=table.max_bet, bet_step=table.bet_step)
     return render(request, "web/table.html", {
         "table": table,
         "house_edge": table_house_edge(table=table),
-        "table_json": table_representation(table),
+        "table_json": {**table_representation(table), "chips": chips},
         "pending_round": str(pending) if pending else None,
         "summary": player_wallet_summary(player=request.player),
     })  # fmt: skip
@@ -229,7 +233,19 @@ def fairness(request):
     return render(request, "web/fairness.html", {"round_id": request.GET.get("round", "")})
 
 
-# The engine's preset descriptions are plain English; players read these, in their language.
+# The engine names presets by ids and describes them in plain English; players read these, in their language.
+PRESET_NAMES = {
+    "classic": gettext_lazy("Classic War"),
+    "standard": gettext_lazy("Standard War"),
+    "one_down": gettext_lazy("One Down War"),
+    "multiplayer": gettext_lazy("War for three or four"),
+    "three_player": gettext_lazy("Three-player War"),
+    "razboi": "Război",
+    "steal": gettext_lazy("Steal War"),
+    "pyanitsa": gettext_lazy("P'yanitsa (the Drunkard)"),
+    "tod_und_leben": "Tod und Leben",
+    "peace": gettext_lazy("Peace"),
+}
 PRESET_DESCRIPTIONS = {
     "classic": gettext_lazy("Two players; one card down and one up in a war."),
     "standard": gettext_lazy("Two players; three cards down and one up in a war; no battle limit."),
@@ -242,10 +258,33 @@ PRESET_DESCRIPTIONS = {
     "tod_und_leben": gettext_lazy("German Life and Death: tricks are scored, not played again."),
     "peace": gettext_lazy("The lowest card wins."),
 }
+# A value of each option of the War games form that differs from every preset's fixed one: the
+# engine refuses it for a preset exactly when the preset does not let a player change that option.
+OPTION_PROBES = {
+    "down": 2, "war_participants": "tied", "gather": "winner", "out_of_cards": "lose", "max_battles": 500,
+    "on_limit": "count", "jokers": True, "split_jokers": True, "tie": "down_up", "objective": "drunkard",
+}  # fmt: skip
+
+
+def _adjustable_options(preset: str) -> list[str]:
+    """The options of the form that a player may change for this preset, as the engine decides."""
+    adjustable = []
+    for option, probe in OPTION_PROBES.items():
+        try:
+            build_rules(preset, {option: probe})
+        except InvalidRulesError:
+            continue
+        adjustable.append(option)
+    return adjustable
 
 
 def war(request):
-    presets = [{**p, "description": str(PRESET_DESCRIPTIONS.get(p["name"], p["description"]))} for p in war_presets()]
+    presets = [
+        {**p, "title": str(PRESET_NAMES.get(p["name"], p["name"])),
+         "description": str(PRESET_DESCRIPTIONS.get(p["name"], p["description"])),
+         "options": _adjustable_options(p["name"])}
+        for p in war_presets()
+    ]  # fmt: skip
     return render(request, "web/war.html", {"presets_json": presets})
 
 
@@ -270,10 +309,7 @@ def protection_change(request):
         if form.get("change") == "limit":
             amount = None
             if not form.get("remove"):
-                try:
-                    amount = parse_money(form.get("amount", ""))
-                except ValueError:
-                    raise InvalidInput(_("Write the limit as an amount, for example 50 or 50.00.")) from None
+                amount = _limit_amount(form.get("amount", ""), currency=player.currency)
             shape = {"kind": form.get("kind"), "period": form.get("period"), "amount": amount}
             limit = limit_set(player=player, **validated(LimitSetSerializer, shape), actor=actor)
             if limit.effective_from > limit.requested_at:
@@ -298,6 +334,19 @@ def protection_change(request):
     except ServiceError as error:
         messages.error(request, error.detail)
     return redirect("web:protection")
+
+
+def _limit_amount(text: str, *, currency: str) -> int:
+    """A limit the player typed, in minor units, or the reason it is not one, in the player's words."""
+    try:
+        amount = parse_money(text)
+    except ValueError:
+        raise InvalidInput(_("Write the limit as an amount, for example 50 or 50.00.")) from None
+    if amount == 0:
+        raise InvalidInput(_("A limit must be more than zero. To remove a limit, tick “remove this limit”."))
+    if amount > MAX_MINOR_UNITS:
+        raise InvalidInput(_("A limit can be at most %(max)s.") % {"max": format_money(MAX_MINOR_UNITS, currency)})
+    return amount
 
 
 def _int(value) -> int | None:

@@ -25,7 +25,7 @@ def test_the_main_pages_meet_wcag_aa(page, transactional_db):
     player = make_player(balance=10_000, username="ada")
     player.user.set_password(PASSWORD)
     player.user.save()
-    give_seed(player, seed_with_rounds([True]))
+    give_seed(player, seed_with_rounds([True, False]))
     problems = []
     for path in ("/", "/rules/", "/signin/", "/signup/", "/war/"):
         page.goto(path)
@@ -51,5 +51,13 @@ def test_the_main_pages_meet_wcag_aa(page, transactional_db):
     problems += audit(page, "war viewer")
     page.set_viewport_size(PHONE)
     page.goto(f"/tables/{table.pk}/")
+    page.wait_for_selector("#road li")
     problems += audit(page, "table on a phone")
+    page.click("#sound")  # sound on: the toggle's pressed state is read out too
+    page.click("#deal")
+    page.wait_for_selector("#result-banner:not([hidden])")
+    page.wait_for_function("() => document.querySelectorAll('#road li').length === 2")
+    problems += audit(page, "table on a phone, the result of a round")
+    page.goto("/history/")
+    problems += audit(page, "history on a phone")
     assert not problems, "\n".join(problems)

@@ -88,7 +88,7 @@ def test_sign_up_top_up_play_to_a_tie_go_to_war_and_surrender(page, open_table, 
     page.wait_for_function(
         f"() => document.getElementById('header-balance').textContent.includes('{_money(after_war)}')"
     )
-    assert page.locator("#player-cards .card").count() == 2
+    assert page.locator("#player-cards .flip").count() == 2
     # Round 2 is a tie too: surrender with the keyboard.
     page.keyboard.press("d")
     page.wait_for_selector("#decision:not([hidden])")
@@ -146,15 +146,28 @@ def test_verify_a_round_on_the_fairness_page(page, open_table, web_player):
     page.click("#rotate-form button")
     page.wait_for_function("() => document.getElementById('previous-seed').textContent.length == 64")
     assert page.inner_text("#current-client") == "my own words"
+    rotated = page.inner_text("#rotate-message")
+    assert "“Previous seed pair”" in rotated and "below" not in rotated  # the panel is beside it on a desktop
     page.click("#verify-form button")
     page.wait_for_selector("#verdict")
     assert page.inner_text("#verdict").startswith("Verified")
     assert page.locator("#verify-output .verify-result.ok").count() == 4  # hash, first cards, war cards, verdict
+    assert page.inner_text("#rotate-message") == ""  # the rotation's message went with the next action
     screenshot(page, "fairness")
 
 
 def test_play_a_war_game_to_its_end(page, transactional_db):
     page.goto("/war/")
+    names = page.eval_on_selector_all("#preset option", "options => options.map(o => o.textContent)")
+    assert "Standard War" in names and "One Down War" in names and "Tod und Leben" in names
+    assert not {"one_down", "tod_und_leben", "pyanitsa"} & set(names)
+    assert page.is_hidden("#opt-tie") and page.is_hidden("#opt-objective") and page.is_visible("#opt-down")
+    page.select_option("#preset", "pyanitsa")
+    assert page.is_visible("#opt-tie") and page.is_visible("#opt-objective") and page.is_hidden("#opt-down")
+    page.select_option("#seats", "2")
+    assert page.is_hidden("#opt-war_participants")  # two seats always fight a war together
+    page.select_option("#seats", "3")
+    assert page.is_visible("#opt-war_participants")
     page.select_option("#preset", "classic")
     page.fill("#server-seed", "ab" * 32)
     page.click("#war-form button[type=submit]")
@@ -195,6 +208,13 @@ def test_a_person_steals_a_pile_in_steal_war(page, web_player):
     screenshot(page, "steal-war")
     page.click("#question [data-steal='1']")
     page.wait_for_function("() => !document.querySelector('#question button[disabled]')")
+    page.click("[data-control=start]")
+    lines = []
+    for _ in range(12):  # the person's own seat is "you" in the log, never "Seat 1 (you) turns its..."
+        page.click("[data-control=step]")
+        lines += page.eval_on_selector_all("#log li", "items => items.map(i => i.textContent)")
+    assert any(line.startswith("You ") for line in lines), lines
+    assert not any(re.search(r"\(you\) (turns|lays|takes|has|is|steals|protects|scores)", line) for line in lines)
 
     from casino.models import Match
     from casino.selectors import match_representation

@@ -221,3 +221,72 @@ def test_sign_ups_from_one_address_are_limited(client):
         client.post(reverse("web:signout"))
     refused = client.post(reverse("web:signup"), {"username": "one-more", "password": "a-long-enough-passphrase"})
     assert refused.status_code == 429
+
+
+def test_the_felt_prints_the_tables_own_rules_in_the_players_language(client):
+    player = make_player(balance=10_000)
+    client.force_login(player.user)
+    eight = TableFactory(tie_pays=8, tie_after_tie_bonus=True, min_bet=500, max_bet=20_000, max_tie_bet=2_000)
+    page = client.get(reverse("web:table", args=[eight.pk])).content.decode()
+    assert "<li>Tie pays 8 to 1</li>" in page and "<li>A tie in the war pays a bonus</li>" in page
+    assert "Bets €5.00 to €200.00 · tie up to €20.00" in page and "Surrender returns half" in page
+    no_tie = TableFactory(max_tie_bet=0)
+    page = client.get(reverse("web:table", args=[no_tie.pk])).content.decode()
+    assert "Tie pays" not in page and "tie up to" not in page and "pays a bonus" not in page
+    spanish = client.get(reverse("web:table", args=[eight.pk]), HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "El empate paga 8 a 1" in spanish and "La rendición devuelve la mitad" in spanish
+
+
+def test_the_table_page_offers_the_chips_that_fit_the_table(client):
+    import json
+    import re
+
+    player = make_player(balance=10_000)
+    client.force_login(player.user)
+    table = TableFactory(min_bet=1_000, max_bet=500_000, bet_step=500)
+    page = client.get(reverse("web:table", args=[table.pk])).content.decode()
+    data = json.loads(re.search(r'<script id="table-data" type="application/json">(.*?)</script>', page)[1])
+    assert data["chips"] == [1_000, 5_000, 25_000, 100_000, 500_000]
+
+
+def test_a_limit_of_nothing_or_of_too_much_is_refused_in_the_players_words(client):
+    from protection.models import PlayerLimit
+
+    player = make_player()
+    client.force_login(player.user)
+    change = reverse("web:protection-change")
+    zero = client.post(change, {"change": "limit", "kind": "loss", "period": "day", "amount": "0"}, follow=True)
+    assert "A limit must be more than zero" in zero.content.decode()
+    huge = client.post(change, {"change": "limit", "kind": "loss", "period": "day", "amount": "99999999999999"},
+                       follow=True)  # fmt: skip
+    text = huge.content.decode()
+    assert "A limit can be at most €10,000,000,000,000.00." in text and "minor units" not in text
+    assert not PlayerLimit.objects.exists()
+
+
+def test_a_limit_raised_later_shows_when_it_applies_as_people_write_a_date(client):
+    player = make_player()
+    client.force_login(player.user)
+    change = reverse("web:protection-change")
+    client.post(change, {"change": "limit", "kind": "loss", "period": "day", "amount": "50"})
+    client.post(change, {"change": "limit", "kind": "loss", "period": "day", "amount": "500"})
+    page = client.get(reverse("web:protection")).content.decode()
+    import re
+
+    assert "€500.00 from" in page and not re.search(r"\d{4}-\d\d-\d\dT\d\d:", page)
+    assert "(UTC)" in page
+    portuguese = client.get(reverse("web:protection"), HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
+    assert "500,00 € a partir de" in portuguese
+
+
+def test_the_war_games_page_names_each_variant_and_offers_only_its_options(client):
+    import json
+    import re
+
+    page = client.get(reverse("web:war")).content.decode()
+    presets = {p["name"]: p for p in json.loads(re.search(r'id="war-presets"[^>]*>(.*?)</script>', page)[1])}
+    assert presets["one_down"]["title"] == "One Down War" and presets["pyanitsa"]["title"] == "P'yanitsa (the Drunkard)"
+    assert "tie" not in presets["standard"]["options"] and "objective" not in presets["standard"]["options"]
+    assert {"tie", "objective"} <= set(presets["pyanitsa"]["options"]) and "down" not in presets["pyanitsa"]["options"]
+    assert "down" not in presets["peace"]["options"] and "jokers" not in presets["tod_und_leben"]["options"]
+    assert "gather" not in presets["steal"]["options"] and "down" in presets["steal"]["options"]

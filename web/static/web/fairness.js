@@ -7,11 +7,11 @@ const Fairness = (() => {
 
   const hex = (bytes) => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
   function seedBytes(seedHex) {
-    if (!/^[0-9a-fA-F]{64}$/.test(seedHex)) throw new Error(CW.gettext("A server seed is 64 hex digits."));
+    if (!/^[0-9a-fA-F]{64}$/.test(seedHex)) throw new Error(gettext("A server seed is 64 hex digits."));
     return new Uint8Array(seedHex.match(/../g).map((h) => parseInt(h, 16)));
   }
   function requireCrypto() {
-    if (!(window.crypto && crypto.subtle)) throw new Error(CW.gettext("Your browser offers Web Crypto only on https or localhost pages."));
+    if (!(window.crypto && crypto.subtle)) throw new Error(gettext("Your browser offers Web Crypto only on https or localhost pages."));
   }
   async function sha256(seedHex) {
     requireCrypto();
@@ -113,16 +113,26 @@ document.addEventListener("DOMContentLoaded", () => {
       await api("POST", "fairness/rotate/", clientSeed ? { client_seed: clientSeed } : {}, { key: CW.newKey() });
       $("client-seed").value = "";
       $("rotate-message").className = "message";
-      $("rotate-message").textContent = gettext("Rotated: the previous server seed is revealed below.");
+      $("rotate-message").textContent = gettext("Rotated: the server seed you played with is revealed in “Previous seed pair”.");
       await loadSeeds();
+      $("previous-panel").classList.add("fresh");
+      $("previous-panel").scrollIntoView({ block: "nearest" });
     } catch (error) {
       $("rotate-message").className = "message error";
       $("rotate-message").textContent = error.message;
     }
   });
 
+  // The rotation's message is about that click only: the next thing the player does clears it.
+  function forgetRotation() {
+    $("rotate-message").textContent = "";
+    $("previous-panel").classList.remove("fresh");
+  }
+  $("client-seed").addEventListener("input", forgetRotation);
+
   $("verify-form").addEventListener("submit", async (event) => {
     event.preventDefault();
+    forgetRotation();
     const out = $("verify-output");
     out.replaceChildren();
     const id = $("round-id").value.trim();
@@ -160,6 +170,7 @@ document.addEventListener("DOMContentLoaded", () => {
 
   $("manual-form").addEventListener("submit", async (event) => {
     event.preventDefault();
+    forgetRotation();
     const out = $("manual-output");
     out.replaceChildren();
     try {

@@ -15,21 +15,31 @@ document.addEventListener("DOMContentLoaded", () => {
   let match = null, groups = [], pos = 0, timer = null;
 
   // --- the form ------------------------------------------------------------------------------------
-  for (const p of presets) {
-    const option = new Option(p.name, p.name);
-    $("preset").append(option);
-  }
+  for (const p of presets) $("preset").append(new Option(p.title, p.name));
   $("preset").value = "standard";
   function presetChanged() {
     const p = presets.find((x) => x.name === $("preset").value);
     $("preset-description").textContent = p.description;
     $("seats").replaceChildren(...Array.from({ length: p.seats[1] - p.seats[0] + 1 }, (_, i) => new Option(String(p.seats[0] + i))));
     $("seats").selectedIndex = 0;
+    $("seats").closest("div").hidden = p.seats[0] === p.seats[1];
     $("human-seat-field").hidden = p.name !== "steal";
     seatsChanged();
   }
+  /* Only the options this variant lets a player change (the engine's answer, from the page); who
+     fights a war matters only with more than two seats. A hidden option is left at its default. */
+  function showOptions(p) {
+    const seats = Number($("seats").value);
+    document.querySelectorAll(".option-field").forEach((field) => {
+      const option = field.dataset.for;
+      const shown = p.options.includes(option) && (option !== "war_participants" || seats > 2);
+      field.hidden = !shown;
+      if (!shown) field.querySelector("[data-option]").value = "";
+    });
+  }
   function seatsChanged() {
     const n = Number($("seats").value);
+    showOptions(presets.find((x) => x.name === $("preset").value));
     $("human-seat").replaceChildren(new Option(gettext("watch only"), ""), ...Array.from({ length: n }, (_, i) => new Option(fmt(gettext("seat %(n)s"), { n: i + 1 }), String(i))));
     $("human-seat").selectedIndex = 0;
   }
@@ -44,7 +54,7 @@ document.addEventListener("DOMContentLoaded", () => {
     const options = {};
     if (p.seats[0] !== p.seats[1]) options.seats = Number($("seats").value);
     document.querySelectorAll("[data-option]").forEach((el) => {
-      if (el.value === "") return;
+      if (el.value === "" || el.closest(".option-field").hidden) return;
       const type = el.dataset.type;
       options[el.dataset.option] = type === "int" ? Number(el.value) : type === "bool" ? el.value === "true" : el.value;
     });
@@ -85,23 +95,38 @@ document.addEventListener("DOMContentLoaded", () => {
     return k > 1 ? countsAt(k - 1) : match.deal_counts;
   }
 
+  const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+  const short = (code) => (code[0] === "X" ? "★" : (code[0] === "T" ? "10" : code[0]) + (SUIT_SYMBOLS[code[1]] || ""));
+  const mine = (seat) => match.human_seat !== null && match.human_seat !== undefined && seat === match.human_seat;
+
+  /* One line of the battle log. The person's own seat is "you" (a sentence of its own, not
+     «Seat 1 (you) turns its pile over»); other seats by number. */
   function describe(e) {
+    const you = mine(e.seat);
     const s = e.seat !== undefined ? seatName(e.seat) : "";
-    const cards = (e.cards || []).join(" ");
+    const cards = (e.cards || []).map(short).join(" ");
+    const up = e.cards && e.cards.length ? CW.cardLabel(e.cards[0]) : "";
+    const victim = e.seats && e.seats.length ? e.seats[0] : null;
     switch (e.type) {
       case "battle": return fmt(gettext("Battle %(n)s"), { n: e.battle });
-      case "turn_up": return fmt(gettext("%(seat)s turns up %(card)s"), { seat: s, card: CW.cardLabel(e.cards[0]) });
+      case "turn_up": return you ? fmt(gettext("You turn up %(card)s"), { card: up }) : fmt(gettext("%(seat)s turns up %(card)s"), { seat: s, card: up });
       case "war_step": return fmt(gettext("War! %(seats)s fight (step %(step)s)"), { seats: e.seats.map(seatName).join(", "), step: e.step });
-      case "face_down": return fmt(gettext("%(seat)s lays %(n)s face down"), { seat: s, n: e.cards.length });
-      case "face_up": return fmt(gettext("%(seat)s lays %(card)s face up"), { seat: s, card: CW.cardLabel(e.cards[0]) });
-      case "stand": return fmt(gettext("%(seat)s has no card left and stands on %(card)s"), { seat: s, card: CW.cardLabel(e.cards[0]) });
-      case "drop_out": return fmt(gettext("%(seat)s is short of cards and leaves the game"), { seat: s });
-      case "reshuffle": return fmt(gettext("%(seat)s turns its pile over and shuffles it"), { seat: s });
-      case "steal": return fmt(gettext("%(seat)s steals the pile of %(victim)s with %(card)s (%(n)s cards)"), { seat: s, victim: seatName(e.seats[0]), card: CW.cardLabel(e.cards[0]), n: e.counts[0] });
-      case "void_steal": return fmt(gettext("%(seat)s's steal from %(victim)s is void; the card is played"), { seat: s, victim: seatName(e.seats[0]) });
-      case "protect": return fmt(gettext("%(seat)s protects its pile with %(card)s"), { seat: s, card: CW.cardLabel(e.cards[0]) });
-      case "take": return fmt(gettext("%(seat)s takes %(n)s cards: %(cards)s"), { seat: s, n: e.cards.length, cards });
-      case "score": return fmt(gettext("%(seat)s scores %(cards)s"), { seat: s, cards });
+      case "face_down": return you ? fmt(gettext("You lay %(n)s face down"), { n: e.cards.length }) : fmt(gettext("%(seat)s lays %(n)s face down"), { seat: s, n: e.cards.length });
+      case "face_up": return you ? fmt(gettext("You lay %(card)s face up"), { card: up }) : fmt(gettext("%(seat)s lays %(card)s face up"), { seat: s, card: up });
+      case "stand": return you ? fmt(gettext("You have no card left and stand on %(card)s"), { card: up }) : fmt(gettext("%(seat)s has no card left and stands on %(card)s"), { seat: s, card: up });
+      case "drop_out": return you ? gettext("You are short of cards and leave the game") : fmt(gettext("%(seat)s is short of cards and leaves the game"), { seat: s });
+      case "reshuffle": return you ? gettext("You turn your pile over and shuffle it") : fmt(gettext("%(seat)s turns its pile over and shuffles it"), { seat: s });
+      case "steal":
+        if (you) return fmt(gettext("You steal the pile of %(victim)s with %(card)s (%(n)s cards)"), { victim: seatName(victim), card: up, n: e.counts[0] });
+        if (mine(victim)) return fmt(gettext("%(seat)s steals your pile with %(card)s (%(n)s cards)"), { seat: s, card: up, n: e.counts[0] });
+        return fmt(gettext("%(seat)s steals the pile of %(victim)s with %(card)s (%(n)s cards)"), { seat: s, victim: seatName(victim), card: up, n: e.counts[0] });
+      case "void_steal":
+        if (you) return fmt(gettext("Your steal from %(victim)s is void; the card is played"), { victim: seatName(victim) });
+        if (mine(victim)) return fmt(gettext("The steal of %(seat)s from you is void; the card is played"), { seat: s });
+        return fmt(gettext("%(seat)s's steal from %(victim)s is void; the card is played"), { seat: s, victim: seatName(victim) });
+      case "protect": return you ? fmt(gettext("You protect your pile with %(card)s"), { card: up }) : fmt(gettext("%(seat)s protects its pile with %(card)s"), { seat: s, card: up });
+      case "take": return you ? fmt(gettext("You take %(n)s cards: %(cards)s"), { n: e.cards.length, cards }) : fmt(gettext("%(seat)s takes %(n)s cards: %(cards)s"), { seat: s, n: e.cards.length, cards });
+      case "score": return you ? fmt(gettext("You score %(cards)s"), { cards }) : fmt(gettext("%(seat)s scores %(cards)s"), { seat: s, cards });
       case "battle_end": return fmt(gettext("Cards held: %(counts)s"), { counts: e.counts.join(" · ") });
       default: return e.type;
     }
@@ -140,8 +165,12 @@ document.addEventListener("DOMContentLoaded", () => {
       const r = match.result;
       $("result").textContent = r.winner === null
         ? fmt(gettext("No winner after %(n)s battles: %(reason)s."), { n: r.battles, reason: REASONS[r.reason] || r.reason })
-        : fmt(gettext("%(seat)s wins after %(n)s battles: %(reason)s."), { seat: seatName(r.winner), n: r.battles, reason: REASONS[r.reason] || r.reason })
-          + (r.loser !== undefined && r.loser !== null ? " " + fmt(gettext("The drunkard is %(seat)s."), { seat: seatName(r.loser) }) : "");
+        : (mine(r.winner)
+          ? fmt(gettext("You win after %(n)s battles: %(reason)s."), { n: r.battles, reason: REASONS[r.reason] || r.reason })
+          : fmt(gettext("%(seat)s wins after %(n)s battles: %(reason)s."), { seat: seatName(r.winner), n: r.battles, reason: REASONS[r.reason] || r.reason }));
+      if (r.loser !== undefined && r.loser !== null) {
+        $("result").textContent += " " + (mine(r.loser) ? gettext("You are the drunkard.") : fmt(gettext("The drunkard is %(seat)s."), { seat: seatName(r.loser) }));
+      }
     } else {
       $("result").textContent = "";
     }
