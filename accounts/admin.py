@@ -14,8 +14,9 @@ from accounts.identity import (
 )
 from accounts.models import IdentityChangeStatus, Partner, Player, PlayerIdentityChange, User
 from core.errors import ServiceError
+from ledger.admin import LINES_SHOWN, account_lines_html
 from ledger.money import CURRENCIES, Money
-from ledger.selectors import account_lines, player_wallet_summary
+from ledger.selectors import player_wallet_summary
 from ledger.services import player_accounts_open
 
 
@@ -84,15 +85,10 @@ class PlayerAdmin(admin.ModelAdmin):
         summary = player_wallet_summary(player=obj)
         return f"{Money(summary['balance'], obj.currency)} available, {Money(summary['in_play'], obj.currency)} in play"
 
-    @admin.display(description="last 50 wallet lines (running balance)")
+    @admin.display(description=f"last {LINES_SHOWN} wallet lines (running balance)")
     def wallet_lines(self, obj):
         wallet, _ = player_accounts_open(player=obj)
-        rows = [
-            (line.entry.created_at.strftime("%Y-%m-%d %H:%M:%S"), line.entry.get_kind_display(), line.signed_amount,
-             line.balance_after, line.entry.reference_id or "-")
-            for line in account_lines(account=wallet)[:50]
-        ]  # fmt: skip
-        return _table(("when", "kind", "amount", "balance after", "reference"), rows)
+        return account_lines_html(wallet)
 
     @admin.display(description="last 20 rounds")
     def recent_rounds(self, obj):

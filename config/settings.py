@@ -208,12 +208,13 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 1
 CELERY_BROKER_TRANSPORT_OPTIONS["socket_connect_timeout"] = 1
 CELERY_BROKER_TRANSPORT_OPTIONS["socket_timeout"] = 2
 # Workers ride out broker outages (docs/RELIABILITY.md): they retry the broker for ever (by default
-# a worker exits after 100 failed attempts), drop acknowledgements meant for a connection that is
-# gone (config/celery.py), and run without gossip and mingle (compose, bin/serve, RELIABILITY):
-# the service uses neither, and their broadcast channels break on outages (kombu's "'NoneType'
-# object has no attribute ..." family of defects, still in 5.7.0). They keep the heartbeat: its
-# timer wakes the worker's event loop, which then asks for messages again after a broker call
-# failed; without it a worker reconnected after an outage and consumed nothing more.
+# a worker exits after 100 failed attempts), close a channel whose connection is gone and drop
+# acknowledgements meant for it (config/kombu_redis.py), and run without gossip and mingle
+# (compose, bin/serve, RELIABILITY): the service uses neither, and their broadcast channels break
+# on outages (kombu's "'NoneType' object has no attribute ..." family of defects, still in
+# 5.7.0). They keep the heartbeat: its timer wakes the worker's event loop, which then asks for
+# messages again after a broker call failed; without it a worker reconnected after an outage and
+# consumed nothing more.
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_BEAT_SCHEDULE = {

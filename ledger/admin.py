@@ -3,10 +3,15 @@
 Adjustments are the one way staff move money: proposed here, approved by someone else.
 """
 
+import csv
+import itertools
 import json
 
 from django.contrib import admin, messages
-from django.utils.html import format_html
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, StreamingHttpResponse
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
 
 from core.admin_base import ReadOnlyAdmin
 from core.errors import ServiceError
@@ -20,7 +25,54 @@ from ledger.models import (
     VerificationRun,
 )
 from ledger.money import Money
+from ledger.selectors import account_lines
 from ledger.services import adjustment_approve, adjustment_propose, adjustment_reject
+
+LINES_SHOWN = 50
+
+
+def account_lines_html(account: Account) -> str:
+    """The account's last lines, newest first in the order its balance changed (each line's balance
+    after, less its amount, is the next line's), and a link to all of them as CSV."""
+    rows = [
+        (line.entry.created_at.strftime("%Y-%m-%d %H:%M:%S"), line.entry.get_kind_display(),
+         Money(line.signed_amount, line.currency), Money(line.balance_after, line.currency),
+         line.entry.reference_id or "-")
+        for line in account_lines(account=account)[:LINES_SHOWN]
+    ]  # fmt: skip
+    body = (
+        format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", rows)
+        if rows
+        else format_html('<tr><td colspan="5">none</td></tr>')
+    )
+    return format_html(
+        "<table><thead><tr><th>when</th><th>kind</th><th>amount</th><th>balance after</th><th>reference</th></tr>"
+        '</thead><tbody>{}</tbody></table><p><a href="{}">All lines (CSV)</a></p>',
+        body, reverse("admin:ledger_account_lines_csv", args=[account.pk]),
+    )  # fmt: skip
+
+
+class _Echo:
+    def write(self, value: str) -> str:
+        return value
+
+
+def account_lines_csv(account: Account) -> StreamingHttpResponse:
+    """Every line of the account, newest first in the order its balance changed, amounts in minor
+    units (as the report exports); streamed, since a house account has many."""
+    writer = csv.writer(_Echo())
+    header = ["posting", "entry", "created_at", "kind", "reference_type", "reference_id", "amount", "balance_after",
+              "currency"]  # fmt: skip
+    rows = (
+        [line.pk, line.entry_id, line.entry.created_at.isoformat(), line.entry.kind, line.entry.reference_type,
+         line.entry.reference_id, line.signed_amount, line.balance_after, line.currency]
+        for line in account_lines(account=account).iterator(chunk_size=2000)
+    )  # fmt: skip
+    response = StreamingHttpResponse(
+        (writer.writerow(row) for row in itertools.chain([header], rows)), content_type="text/csv; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="account-{account.pk}-lines.csv"'
+    return response
 
 
 class PostingInline(admin.TabularInline):
@@ -51,6 +103,24 @@ class AccountAdmin(ReadOnlyAdmin):
     @admin.display(description="balance", ordering="balance")
     def balance_display(self, obj):
         return str(Money(obj.balance, obj.currency))
+
+    readonly_fields = ("lines",)
+
+    @admin.display(description=f"last {LINES_SHOWN} lines")
+    def lines(self, obj):
+        return account_lines_html(obj)
+
+    def get_urls(self):
+        csv_view = self.admin_site.admin_view(self.lines_csv_view)
+        return [path("<path:object_id>/lines.csv", csv_view, name="ledger_account_lines_csv"), *super().get_urls()]
+
+    def lines_csv_view(self, request, object_id):
+        account = self.get_object(request, object_id)
+        if account is None:
+            raise Http404("no such account")
+        if not self.has_view_permission(request, account):
+            raise PermissionDenied
+        return account_lines_csv(account)
 
 
 @admin.register(JournalEntry)

@@ -40,6 +40,7 @@ from casino.selectors import (
     table_representation,
     war_presets,
 )
+from casino.services.rounds import rounds_decide_overdue_for_player
 from core.actors import Actor
 from core.api import validated
 from core.errors import InvalidInput, ServiceError, TooManyAttempts
@@ -197,6 +198,7 @@ def table_play(request, table_id: int):
     table = table_get_open(table_id=table_id)
     if table is None:
         raise Http404(_("This table is closed or does not exist."))
+    rounds_decide_overdue_for_player(player=request.player)  # past its deadline, a decision is the house's
     pending = round_awaiting_decision_id(player=request.player, table=table)
     chips = chip_values(min_bet=table.min_bet, max_bet=table.max_bet, bet_step=table.bet_step)
     return render(request, "web/table.html", {
@@ -210,12 +212,14 @@ def table_play(request, table_id: int):
 
 @player_required
 def history(request):
+    rounds_decide_overdue_for_player(player=request.player)  # as the API's reads do: no job need run first
     rounds = Paginator(round_list_for_player(player=request.player).select_related("table"), 20)
     return render(request, "web/history.html", {"rounds": rounds.get_page(request.GET.get("page"))})
 
 
 @player_required
 def round_recall(request, round_id: str):
+    rounds_decide_overdue_for_player(player=request.player)
     round_ = round_get_for_player(player=request.player, round_id=round_id)
     if round_ is None:
         raise Http404(_("No such round."))
