@@ -13,6 +13,17 @@ from core.audit import audit_record
 
 
 class StaffSignInForm(OTPAdminAuthenticationForm):
+    # What the form shows: a staff member holds one authenticator (`staff_totp`), so the form asks
+    # for its six-digit code only: no device menu, no challenge button (templates/admin/staff_sign_in.html).
+    otp_device = None
+    otp_challenge = None
+    otp_token = forms.CharField(
+        required=False, label="Six-digit code",
+        help_text="From the authenticator app set up with bin/manage staff_totp.",
+        widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric", "pattern": "[0-9]{6}",
+                                      "maxlength": 6, "required": True, "aria-describedby": "otp-token-help"}),
+    )  # fmt: skip
+
     def _chosen_device(self, user):
         """Staff hold one authenticator (`staff_totp`): use it unless the form named another."""
         from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -35,6 +46,7 @@ class StaffSignInForm(OTPAdminAuthenticationForm):
 
 class CasinoAdminSite(OTPAdminSite):
     login_form = StaffSignInForm
+    login_template = "admin/staff_sign_in.html"
     site_header = "Casino War back office"
     site_title = "Casino War back office"
 
