@@ -126,9 +126,27 @@ class ShoeState(models.Model):
 
 
 class RoundStatus(models.TextChoices):
-    AWAITING_DECISION = "awaiting_decision"
-    RESOLVED = "resolved"
-    SETTLED = "settled"
+    AWAITING_DECISION = "awaiting_decision", "Awaiting decision"
+    RESOLVED = "resolved", "Resolved, settling"
+    SETTLED = "settled", "Settled"
+
+
+class RoundOutcome(models.TextChoices):
+    """The engine's outcomes (`casino.engine.Outcome`) in the words the back office shows."""
+
+    WIN = "win", "Won"
+    LOSE = "lose", "Lost"
+    SURRENDER = "surrender", "Surrendered"
+    WAR_WIN = "war_win", "Won the war"
+    WAR_LOSE = "war_lose", "Lost the war"
+    WAR_TIE = "war_tie", "Tie in the war (won)"
+
+
+class RoundDecision(models.TextChoices):
+    """The engine's actions on a tie (`casino.engine.Action`)."""
+
+    WAR = "war", "Go to war"
+    SURRENDER = "surrender", "Surrender"
 
 
 class Round(models.Model):
@@ -147,13 +165,13 @@ class Round(models.Model):
     burned = models.CharField(max_length=20, blank=True)
     war_player_card = models.CharField(max_length=2, blank=True)
     war_dealer_card = models.CharField(max_length=2, blank=True)
-    decision = models.CharField(max_length=10, blank=True)
+    decision = models.CharField(max_length=10, blank=True, choices=RoundDecision.choices)
     decided_by_type = models.CharField(max_length=10, blank=True)  # player, partner, system
     decided_by_id = models.CharField(max_length=64, blank=True)
     decided_at = models.DateTimeField(null=True, blank=True)
     decision_deadline = models.DateTimeField(null=True, blank=True)
     decision_timed_out = models.BooleanField(default=False)
-    outcome = models.CharField(max_length=10, blank=True)
+    outcome = models.CharField(max_length=10, blank=True, choices=RoundOutcome.choices)
     nets = models.JSONField(default=dict, blank=True)
     net = models.BigIntegerField(null=True, blank=True)
     payout = models.BigIntegerField(null=True, blank=True)
@@ -252,3 +270,4 @@ class Match(models.Model):
 
     def __str__(self) -> str:
         return f"{self.preset} match {self.id}"
+
