@@ -34,7 +34,7 @@ from protection.services import protection_check_deposit, session_start
 ROLE_PERMISSIONS: dict[str, set[str]] = {
     OPERATOR: {
         "casino.view_table", "casino.change_table", "casino.add_table",
-        "casino.view_round", "casino.view_seedpair", "casino.view_webhookdelivery",
+        "casino.view_round", "casino.view_seedpair", "casino.view_webhookdelivery", "casino.view_revenue",
         "accounts.view_player", "accounts.change_player", "accounts.view_partner",
         "ledger.view_account", "ledger.view_journalentry", "ledger.view_posting", "ledger.view_entryseal",
         "ledger.view_verificationrun", "ledger.view_adjustment", "ledger.add_adjustment", "ledger.change_adjustment",

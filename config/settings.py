@@ -225,6 +225,8 @@ CELERY_BEAT_SCHEDULE = {
     "purge-idempotency-records": {"task": "core.purge_idempotency_records", "schedule": crontab(minute=17)},
     "purge-partner-nonces": {"task": "accounts.purge_partner_nonces", "schedule": crontab(minute=19)},
     "purge-war-matches": {"task": "casino.purge_matches", "schedule": crontab(minute=23, hour=4)},
+    # The back office's hourly totals: each hour of rounds is summed up once, soon after it ends.
+    "sum-up-round-hours": {"task": "casino.sum_up_round_hours", "schedule": crontab(minute=12)},
     "ledger-seal": {"task": "ledger.tasks.ledger_seal_task", "schedule": 5.0},
     "ledger-verify-nightly": {
         "task": "ledger.tasks.ledger_verify_task",
