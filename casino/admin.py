@@ -2,12 +2,16 @@ import json
 
 from django import forms
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 from django.utils.html import format_html, format_html_join
 
+from accounts.models import Player, Transfer
 from casino.models import Match, Round, RoundDecision, RoundStatus, SeedPair, Table, WebhookAttempt, WebhookDelivery
 from casino.selectors import round_verification, table_house_edge
 from casino.services.tables import table_set_open
+from core.admin import AuditEventAdmin as CoreAuditEventAdmin
 from core.admin_base import ReadOnlyAdmin, html_table, short_id
+from core.models import AuditEvent
 from ledger.admin_money import MoneyField, money_column, money_text
 from ledger.selectors import entries_for_reference
 
@@ -344,3 +348,45 @@ class WebhookDeliveryAdmin(ReadOnlyAdmin):
     @admin.display(description="payload (the JSON body POSTed to the partner, as signed)")
     def payload_sent(self, obj):
         return format_html("<pre>{}</pre>", json.dumps(obj.payload, indent=2, sort_keys=True))
+
+
+# The audit log records amounts as the facts it was given (minor units, without their currency);
+# here, the top of the apps, an event's page writes them as money of the object it concerns.
+AUDITED_AMOUNTS = {"amount", "main_bet", "tie_bet", "raise_bet"}
+CURRENCY_OF = {"round": Round, "transfer": Transfer, "player": Player}
+
+
+def audit_event_currency(event: AuditEvent) -> str | None:
+    model = CURRENCY_OF.get(event.object_type)
+    if model is None:
+        return None
+    try:
+        return model.objects.filter(pk=event.object_id).values_list("currency", flat=True).first()
+    except (ValueError, ValidationError):  # an object id of another form: no currency to tell
+        return None
+
+
+admin.site.unregister(AuditEvent)
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(CoreAuditEventAdmin):
+    list_display = ("created_at", "actor_type", "actor_id", "action", "object_type", "object")
+    fields = ("created_at", "actor_type", "actor_id", "action", "object_type", "object_id", "details")
+    readonly_fields = ("details",)
+
+    @admin.display(description="object", ordering="object_id")
+    def object(self, obj):
+        return short_id(obj.object_id)
+
+    @admin.display(description="details")
+    def details(self, obj):
+        currency = audit_event_currency(obj) if AUDITED_AMOUNTS & set(obj.data or {}) else None
+        rows = []
+        for key, value in (obj.data or {}).items():
+            if key in AUDITED_AMOUNTS and isinstance(value, int) and currency:
+                value = money_text(value, currency)
+            elif isinstance(value, bool):
+                value = "yes" if value else "no"
+            rows.append((key.replace("_", " "), "-" if value is None else value))
+        return html_table(("detail", "value"), rows)

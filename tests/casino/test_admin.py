@@ -7,6 +7,7 @@ from casino.models import RoundDecision, RoundOutcome, WebhookDelivery
 from casino.services.fairness import seed_pair_rotate
 from casino.services.rounds import round_decide, round_place
 from core.actors import Actor
+from core.models import AuditEvent
 from tests.casino.helpers import set_next_round
 from tests.factories import make_player
 
@@ -114,3 +115,12 @@ def test_a_webhook_delivery_shows_its_payload_and_failing_ones_are_one_filter_aw
 def test_round_words_are_the_engine_s_codes():
     assert set(RoundOutcome.values) == {o.value for o in Outcome}
     assert set(RoundDecision.values) == {a.value for a in Action}
+
+
+def test_an_audit_event_writes_its_amounts_as_money_of_its_object(admin_client, player, table):
+    round_ = round_place(player=player, table_id=table.pk, main_bet=600, tie_bet=100, actor=Actor.player(player))
+    event = AuditEvent.objects.get(action="round.placed")
+    listed = admin_client.get("/admin/core/auditevent/").content.decode()
+    assert f'title="{round_.id}">{str(round_.id)[:8]}<' in listed
+    page = admin_client.get(f"/admin/core/auditevent/{event.pk}/change/").content.decode()
+    assert "main bet" in page and "€6.00" in page and "€1.00" in page and '"main_bet"' not in page
