@@ -74,8 +74,10 @@ def test_the_sign_in_asks_for_the_six_digit_code_only(page, violations, django_u
     _, device = staff_member(django_user_model, "olive", OPERATOR)
     page.goto("/admin/login/")
     page.fill("#id_username", "olive")
+    page.fill("#id_password", PASSWORD)
+    page.fill("#id_otp_token", code(device))
+    screenshot(page, "admin-sign-in-code")
     page.fill("#id_password", "not the password")
-    page.fill("#id_otp_token", "123456")
     page.click("input[type=submit]")  # a refused sign-in shows the form again, still without a device menu
     form = page.locator("#login-form")
     assert form.locator("select").count() == 0 and form.locator("[name=otp_challenge]").count() == 0
@@ -86,7 +88,6 @@ def test_the_sign_in_asks_for_the_six_digit_code_only(page, violations, django_u
     assert page.request.get(icon).ok and page.request.get("/favicon.ico").ok
     page.fill("#id_password", PASSWORD)
     page.fill("#id_otp_token", code(device))
-    screenshot(page, "admin-sign-in-code")
     page.click("input[type=submit]")
     page.wait_for_url("**/admin/")
     assert violations == [], violations
