@@ -262,12 +262,16 @@ class RoundAdmin(ReadOnlyAdmin):
 
 @admin.register(SeedPair)
 class SeedPairAdmin(ReadOnlyAdmin):
-    list_display = ("player", "server_seed_hash", "client_seed", "next_nonce", "active", "created_at", "revealed_at")
+    list_display = ("player", "seed_hash", "client_seed", "next_nonce", "active", "created_at", "revealed_at")
     list_filter = ("active",)
     search_fields = ("player__user__username", "server_seed_hash")
     # The server seed stays secret until the player rotates it, from staff too; so does the next one.
     exclude = ("server_seed", "next_server_seed")
     readonly_fields = ("revealed_server_seed",)
+
+    @admin.display(description="server seed hash", ordering="server_seed_hash")
+    def seed_hash(self, obj):
+        return short_id(obj.server_seed_hash)
 
     @admin.display(description="server seed")
     def revealed_server_seed(self, obj):

@@ -221,9 +221,15 @@ def reports_index(request):
     return render(request, "admin/reports/index.html", _context(request, "Reports", groups=list(GROUPS), runs=runs))
 
 
-def _money_cells(rows: list[dict], keys: set[str]) -> list[list[str]]:
-    return [[money_text(value, row["currency"]) if key in keys else ("-" if value is None else value)
-             for key, value in row.items()] for row in rows]  # fmt: skip
+def _cells(rows: list[dict]) -> list[list[str]]:
+    """A report's rows as people read them: amounts in their currency, counts with separators."""
+
+    def cell(key, value, row):
+        if key in MONEY_COLUMNS:
+            return money_text(value, row["currency"])
+        return count(value) if key == "rounds" else value
+
+    return [[cell(key, value, row) for key, value in row.items()] for row in rows]
 
 
 @back_office_view(REVENUE)
@@ -244,7 +250,7 @@ def ggr(request):
         charts.append(mark_safe(svg))
     columns = [by, "currency", "rounds", "staked", "paid out", "GGR"]
     return render(request, "admin/reports/table.html", _context(
-        request, f"Gross gaming revenue by {by}", rows=_money_cells(rows, MONEY_COLUMNS), columns=columns,
+        request, f"Gross gaming revenue by {by}", rows=_cells(rows), columns=columns,
         charts=charts, errors=errors, by=by, groups=list(GROUPS), csv_query=request.GET.urlencode(), report="ggr",
     ))  # fmt: skip
 

@@ -167,8 +167,9 @@ def _first_known_hour() -> datetime | None:
 
 def round_hours_sum_up(*, since: datetime | None = None, now: datetime | None = None) -> int:
     """Sum up every finished hour not summed up yet, from `since` (default: the first resolved
-    round's hour): one statement and one transaction per day of missing hours, each hour once (a
-    concurrent run skips the hours another holds). Returns how many hours it summed up."""
+    round's hour): one statement and one transaction per day of missing hours. Runs at the same time
+    (beat and a page) may sum the same hours; the second one's rows are ignored (one row per hour
+    and group), so nothing counts twice. Returns how many hours it summed up."""
     last = last_finished_hour(now)
     first = _first_known_hour()
     if first is None:

@@ -32,6 +32,7 @@ def html_table(headers, rows, *, empty: str = "none"):
 
 
 def short_id(value) -> str:
-    """A long id (a UUID) as its first 8 characters on one line, the whole id on hover; detail pages show it whole."""
+    """A long id (a UUID, a hash) as its first 8 characters on one line, the whole id on hover
+    (detail pages show it whole)."""
     text = str(value)
     return format_html('<span class="short-id" title="{}">{}</span>', text, text[:8])

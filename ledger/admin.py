@@ -105,8 +105,12 @@ class PostingAdmin(ReadOnlyAdmin):
 
 @admin.register(EntrySeal)
 class EntrySealAdmin(ReadOnlyAdmin):
-    list_display = ("sequence", "entry", "hash", "sealed_at")
+    list_display = ("sequence", "entry", "short_hash", "sealed_at")
     search_fields = ("hash", "=entry__id")
+
+    @admin.display(description="hash", ordering="hash")
+    def short_hash(self, obj):
+        return short_id(obj.hash)
 
 
 @admin.register(VerificationRun)

@@ -4,7 +4,7 @@ from accounts.services import partner_create
 from casino.engine import Action
 from casino.engine.casino_war import Outcome
 from casino.models import RoundDecision, RoundOutcome, WebhookDelivery
-from casino.services.fairness import seed_pair_rotate
+from casino.services.fairness import seed_pair_active, seed_pair_rotate
 from casino.services.rounds import round_decide, round_place
 from core.actors import Actor
 from core.models import AuditEvent
@@ -52,8 +52,6 @@ def test_open_tables_keep_their_rules(admin_client, table):
 
 
 def test_seed_pairs_hide_unrevealed_seeds(admin_client, player):
-    from casino.services.fairness import seed_pair_active
-
     pair = seed_pair_active(player=player)
     page = admin_client.get(f"/admin/casino/seedpair/{pair.pk}/change/").content.decode()
     assert pair.server_seed not in page and "secret until the player rotates" in page
@@ -124,3 +122,9 @@ def test_an_audit_event_writes_its_amounts_as_money_of_its_object(admin_client, 
     assert f'title="{round_.id}">{str(round_.id)[:8]}<' in listed
     page = admin_client.get(f"/admin/core/auditevent/{event.pk}/change/").content.decode()
     assert "main bet" in page and "€6.00" in page and "€1.00" in page and '"main_bet"' not in page
+
+
+def test_seed_pair_lists_show_short_hashes(admin_client, player):
+    pair = seed_pair_active(player=player)
+    listed = admin_client.get("/admin/casino/seedpair/").content.decode()
+    assert f'title="{pair.server_seed_hash}">{pair.server_seed_hash[:8]}<' in listed
