@@ -4,7 +4,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.urls import reverse
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html
 
 from accounts.identity import (
     player_identity_change_approve,
@@ -13,9 +13,11 @@ from accounts.identity import (
     player_identity_change_reject,
 )
 from accounts.models import IdentityChangeStatus, Partner, Player, PlayerIdentityChange, User
+from core.admin_base import html_table, short_id
 from core.errors import ServiceError
 from ledger.admin import LINES_SHOWN, account_lines_html
-from ledger.money import CURRENCIES, Money
+from ledger.admin_money import money_text
+from ledger.money import CURRENCIES
 from ledger.selectors import player_wallet_summary
 from ledger.services import player_accounts_open
 
@@ -35,16 +37,6 @@ class PartnerAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False  # partners are created with `manage.py partner_create`, which prints the secret once
-
-
-def _table(headers, rows) -> str:
-    return format_html(
-        "<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>",
-        format_html_join("", "<th>{}</th>", ((h,) for h in headers)),
-        format_html_join("", "<tr>" + "<td>{}</td>" * len(headers) + "</tr>", rows)
-        if rows
-        else format_html('<tr><td colspan="{}">none</td></tr>', len(headers)),
-    )
 
 
 @admin.register(Player)
@@ -83,7 +75,8 @@ class PlayerAdmin(admin.ModelAdmin):
     @admin.display(description="balance")
     def wallet(self, obj):
         summary = player_wallet_summary(player=obj)
-        return f"{Money(summary['balance'], obj.currency)} available, {Money(summary['in_play'], obj.currency)} in play"
+        available, in_play = money_text(summary["balance"], obj.currency), money_text(summary["in_play"], obj.currency)
+        return f"{available} available, {in_play} in play"
 
     @admin.display(description=f"last {LINES_SHOWN} wallet lines (running balance)")
     def wallet_lines(self, obj):
@@ -93,35 +86,37 @@ class PlayerAdmin(admin.ModelAdmin):
     @admin.display(description="last 20 rounds")
     def recent_rounds(self, obj):
         rows = [
-            (format_html('<a href="{}">{}</a>', reverse("admin:casino_round_change", args=[r.pk]), str(r.pk)[:8]),
-             r.created_at.strftime("%Y-%m-%d %H:%M:%S"), r.table.name, r.status, r.outcome or "-",
-             "-" if r.net is None else r.net)
+            (format_html('<a href="{}">{}</a>', reverse("admin:casino_round_change", args=[r.pk]), short_id(r.pk)),
+             r.created_at.strftime("%Y-%m-%d %H:%M:%S"), r.table.name, r.get_status_display(),
+             r.get_outcome_display() or "-", money_text(r.main_bet + r.tie_bet + r.raise_bet,
+             r.currency), money_text(r.net, r.currency))
             for r in obj.rounds.select_related("table").order_by("-created_at")[:20]
         ]  # fmt: skip
-        return _table(("round", "when", "table", "status", "outcome", "net"), rows)
+        return html_table(("round", "when", "table", "status", "outcome", "staked", "net"), rows)
 
     @admin.display(description="limits (history)")
     def limits(self, obj):
         rows = [
-            (limit.kind, limit.period, limit.amount if limit.amount is not None else "none",
+            (limit.get_kind_display(), limit.get_period_display(),
+             money_text(limit.amount, obj.currency) if limit.amount is not None else "no limit",
              limit.requested_at.strftime("%Y-%m-%d %H:%M"), limit.effective_from.strftime("%Y-%m-%d %H:%M"),
              limit.requested_by_type)
             for limit in obj.limits.all()[:50]
         ]  # fmt: skip
-        return _table(("kind", "period", "amount", "requested", "in force from", "by"), rows)
+        return html_table(("kind", "period", "amount", "requested", "in force from", "by"), rows)
 
     @admin.display(description="time-outs and self-exclusions")
     def exclusions(self, obj):
         rows = [(e.get_kind_display(), e.starts_at.strftime("%Y-%m-%d %H:%M"), e.ends_at.strftime("%Y-%m-%d %H:%M"))
                 for e in obj.exclusions.all()]  # fmt: skip
-        return _table(("kind", "from", "until"), rows)
+        return html_table(("kind", "from", "until"), rows)
 
     @admin.display(description="proposed and decided")
     def adjustments(self, obj):
         adjustments = obj.adjustments.select_related("proposed_by", "decided_by")
-        rows = [(a.proposed_at.strftime("%Y-%m-%d %H:%M"), a.amount, a.reason, a.get_status_display(),
-                 a.proposed_by, a.decided_by or "-") for a in adjustments]  # fmt: skip
-        return _table(("proposed", "amount", "reason", "status", "maker", "checker"), rows)
+        rows = [(a.proposed_at.strftime("%Y-%m-%d %H:%M"), money_text(a.amount, a.currency), a.reason,
+                 a.get_status_display(), a.proposed_by, a.decided_by or "-") for a in adjustments]  # fmt: skip
+        return html_table(("proposed", "amount", "reason", "status", "maker", "checker"), rows)
 
     @admin.display(description="proposed and decided")
     def identity_changes(self, obj):
@@ -132,7 +127,7 @@ class PlayerAdmin(admin.ModelAdmin):
              c.decided_by or "-")
             for c in changes
         ]  # fmt: skip
-        table = _table(("proposed", "from", "to", "reason", "status", "maker", "checker"), rows)
+        table = html_table(("proposed", "from", "to", "reason", "status", "maker", "checker"), rows)
         propose = reverse("admin:accounts_playeridentitychange_add") + f"?player={obj.pk}"
         return format_html('{}<p><a href="{}">Propose an identity change</a></p>', table, propose)
 

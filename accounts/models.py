@@ -7,6 +7,7 @@ from django.db import models
 
 from accounts.usernames import username_skeleton
 from core.outbound import outbound_url_validate
+from ledger.money import format_money
 
 
 class User(AbstractUser):
@@ -102,7 +103,7 @@ class Transfer(models.Model):
         constraints = [models.CheckConstraint(condition=models.Q(amount__gt=0), name="transfer_amount_positive")]
 
     def __str__(self) -> str:
-        return f"{self.direction} {self.amount} {self.currency} for {self.player}"
+        return f"transfer {self.direction} of {format_money(self.amount, self.currency)} for {self.player}"
 
 
 class ApiToken(models.Model):

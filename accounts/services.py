@@ -36,7 +36,7 @@ from protection.services import protection_check_deposit, session_start
 ROLE_PERMISSIONS: dict[str, set[str]] = {
     OPERATOR: {
         "casino.view_table", "casino.change_table", "casino.add_table",
-        "casino.view_round", "casino.view_seedpair", "casino.view_webhookdelivery",
+        "casino.view_round", "casino.view_seedpair", "casino.view_webhookdelivery", "casino.view_revenue",
         "accounts.view_player", "accounts.view_partner", "accounts.view_playeridentitychange",
         "accounts.add_playeridentitychange", "accounts.change_playeridentitychange",
         "ledger.view_account", "ledger.view_journalentry", "ledger.view_posting", "ledger.view_entryseal",

@@ -76,6 +76,7 @@ MIDDLEWARE = [
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
+    "core.middleware.ProductErrorPagesMiddleware",  # the product's 404 and 500 pages with DEBUG on too
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -225,6 +226,8 @@ CELERY_BEAT_SCHEDULE = {
     "purge-partner-nonces": {"task": "accounts.purge_partner_nonces", "schedule": crontab(minute=19)},
     "purge-idle-tokens": {"task": "accounts.purge_idle_tokens", "schedule": crontab(minute=21)},
     "purge-war-matches": {"task": "casino.purge_matches", "schedule": crontab(minute=23, hour=4)},
+    # The back office's hourly totals: each hour of rounds is summed up once, soon after it ends.
+    "sum-up-round-hours": {"task": "casino.sum_up_round_hours", "schedule": crontab(minute=12)},
     "ledger-seal": {"task": "ledger.tasks.ledger_seal_task", "schedule": 5.0},
     "ledger-verify-nightly": {
         "task": "ledger.tasks.ledger_verify_task",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy
 from django_otp.admin import OTPAdminAuthenticationForm, OTPAdminSite
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from core.attempts import attempt_failed, attempts_clear, attempts_exhausted
 from core.audit import audit_record
@@ -22,6 +23,17 @@ SIGN_IN_THROTTLED = gettext_lazy("Too many failed attempts. Wait a few minutes a
 
 
 class StaffSignInForm(OTPAdminAuthenticationForm):
+    # What the form shows: a staff member holds one authenticator (`staff_totp`), so the form asks
+    # for its six-digit code only: no device menu, no challenge button (templates/admin/staff_sign_in.html).
+    otp_device = None
+    otp_challenge = None
+    otp_token = forms.CharField(
+        required=False, label="Six-digit code",
+        help_text="From the authenticator app set up with bin/manage staff_totp.",
+        widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric", "pattern": "[0-9]{6}",
+                                      "maxlength": 6, "required": True, "aria-describedby": "otp-token-help"}),
+    )  # fmt: skip
+
     def _address(self) -> str:
         return (self.request.META.get("REMOTE_ADDR", "") if self.request else "")[:45]
 
@@ -55,8 +67,6 @@ class StaffSignInForm(OTPAdminAuthenticationForm):
 
     def _chosen_device(self, user):
         """Staff hold one authenticator (`staff_totp`): use it unless the form named another."""
-        from django_otp.plugins.otp_totp.models import TOTPDevice
-
         device = super()._chosen_device(user)
         if device is None:
             device = TOTPDevice.objects.filter(user=user, confirmed=True).order_by("pk").first()
@@ -73,6 +83,7 @@ class StaffSignInForm(OTPAdminAuthenticationForm):
 
 class CasinoAdminSite(OTPAdminSite):
     login_form = StaffSignInForm
+    login_template = "admin/staff_sign_in.html"
     site_header = "Casino War back office"
     site_title = "Casino War back office"
 

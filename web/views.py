@@ -14,6 +14,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -52,6 +53,11 @@ from protection.serializers import ExclusionStartSerializer, LimitSetSerializer,
 from protection.services import exclusion_start, limit_set, reality_check_set, session_start
 from web.chips import chip_values
 from web.forms import SignInForm, SignUpForm
+
+
+def favicon(request):
+    """`/favicon.ico`, which browsers ask for on pages that name no icon (API documents, files)."""
+    return redirect(static("web/favicon.ico"))  # not permanent: the static name changes with the file
 
 
 def player_required(view):

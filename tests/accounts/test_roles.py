@@ -19,6 +19,7 @@ MATRIX = [
     ("casino.view_round", True, True, True),
     ("casino.change_round", False, False, False),
     ("casino.view_webhookdelivery", True, True, False),
+    ("casino.view_revenue", True, True, False),  # stakes, GGR, RTP: the dashboard's revenue and the reports
     ("accounts.view_player", True, True, True),
     ("accounts.change_player", False, False, False),  # nobody: identity changes are maker-checker
     ("accounts.add_player", False, False, False),
@@ -109,7 +110,9 @@ def test_the_player_page_shows_wallet_rounds_limits_exclusions_and_adjustments(a
         "Deposit",
         "running balance",
         "Test EUR",
-        "7700",
+        "€77.00",  # money in its currency, never minor units
+        "€40.00 available, €10.00 in play",
+        "€2.50",
         "Time-out",
         "goodwill for a slow payout",
     ):

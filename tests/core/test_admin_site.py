@@ -171,3 +171,13 @@ def test_the_count_is_per_address_and_username(client, auditor):
     assert client.post("/admin/login/", {"username": "audrey", "password": "guess", "otp_token": ""},
                        REMOTE_ADDR="203.0.113.9").status_code == 429  # fmt: skip
     assert sign_in(client, code(device)).status_code == 302  # another address
+
+
+def test_the_sign_in_asks_for_a_six_digit_code_and_offers_no_device_menu_or_challenge(client, auditor):
+    for response in (client.get("/admin/login/"), sign_in(client, "")):  # also once the password is known
+        page = response.content.decode()
+        assert "<select" not in page and "otp_device" not in page and "otp_challenge" not in page
+        assert "Get OTP Challenge" not in page and "OTP Device" not in page and "OTP Token" not in page
+        assert 'name="otp_token"' in page and "Six-digit code" in page and 'autocomplete="one-time-code"' in page
+        assert 'inputmode="numeric"' in page and 'pattern="[0-9]{6}"' in page
+    assert client.get("/admin/").status_code == 302
