@@ -1,11 +1,24 @@
-from django.contrib import admin
+import re
+
+from django import forms
+from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.urls import reverse
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html
 
-from accounts.models import Partner, Player, User
-from ledger.money import Money
-from ledger.selectors import account_lines, player_wallet_summary
+from accounts.identity import (
+    player_identity_change_approve,
+    player_identity_change_check,
+    player_identity_change_propose,
+    player_identity_change_reject,
+)
+from accounts.models import IdentityChangeStatus, Partner, Player, PlayerIdentityChange, User
+from core.admin_base import html_table, short_id
+from core.errors import ServiceError
+from ledger.admin import LINES_SHOWN, account_lines_html
+from ledger.admin_money import money_text
+from ledger.money import CURRENCIES
+from ledger.selectors import player_wallet_summary
 from ledger.services import player_accounts_open
 
 
@@ -26,77 +39,187 @@ class PartnerAdmin(admin.ModelAdmin):
         return False  # partners are created with `manage.py partner_create`, which prints the secret once
 
 
-def _table(headers, rows) -> str:
-    return format_html(
-        "<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>",
-        format_html_join("", "<th>{}</th>", ((h,) for h in headers)),
-        format_html_join("", "<tr>" + "<td>{}</td>" * len(headers) + "</tr>", rows)
-        if rows
-        else format_html('<tr><td colspan="{}">none</td></tr>', len(headers)),
-    )
-
-
 @admin.register(Player)
 class PlayerAdmin(admin.ModelAdmin):
-    """One page per player: wallet and its lines, rounds, partner, limits, exclusions, adjustments."""
+    """One page per player: wallet and its lines, rounds, partner, limits, exclusions, adjustments.
+
+    Read-only for every role, superusers too: whose a player is (its login, partner, external id)
+    and its currency change only through a maker-checker identity change (accounts/identity.py),
+    money only through adjustments; players are made by sign-up and by partners."""
 
     list_display = ("user", "partner", "external_id", "currency", "created_at")
     list_filter = ("partner", "currency")
     search_fields = ("user__username", "external_id", "user__email")
-    readonly_fields = ("created_at", "wallet", "wallet_lines", "recent_rounds", "limits", "exclusions", "adjustments")
-    raw_id_fields = ("user",)
+    readonly_fields = (
+        "created_at", "wallet", "wallet_lines", "recent_rounds", "limits", "exclusions", "adjustments",
+        "identity_changes",
+    )  # fmt: skip
     fieldsets = (
         (None, {"fields": ("user", "partner", "external_id", "currency", "created_at")}),
         ("Wallet", {"fields": ("wallet", "wallet_lines")}),
         ("Play", {"fields": ("recent_rounds",)}),
         ("Protection", {"fields": ("limits", "exclusions")}),
         ("Adjustments (maker-checker)", {"fields": ("adjustments",)}),
+        ("Identity changes (maker-checker)", {"fields": ("identity_changes",)}),
     )
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
     @admin.display(description="balance")
     def wallet(self, obj):
         summary = player_wallet_summary(player=obj)
-        return f"{Money(summary['balance'], obj.currency)} available, {Money(summary['in_play'], obj.currency)} in play"
+        available, in_play = money_text(summary["balance"], obj.currency), money_text(summary["in_play"], obj.currency)
+        return f"{available} available, {in_play} in play"
 
-    @admin.display(description="last 50 wallet lines (running balance)")
+    @admin.display(description=f"last {LINES_SHOWN} wallet lines (running balance)")
     def wallet_lines(self, obj):
         wallet, _ = player_accounts_open(player=obj)
-        rows = [
-            (line.entry.created_at.strftime("%Y-%m-%d %H:%M:%S"), line.entry.get_kind_display(), line.signed_amount,
-             line.balance_after, line.entry.reference_id or "-")
-            for line in account_lines(account=wallet)[:50]
-        ]  # fmt: skip
-        return _table(("when", "kind", "amount", "balance after", "reference"), rows)
+        return account_lines_html(wallet)
 
     @admin.display(description="last 20 rounds")
     def recent_rounds(self, obj):
         rows = [
-            (format_html('<a href="{}">{}</a>', reverse("admin:casino_round_change", args=[r.pk]), str(r.pk)[:8]),
-             r.created_at.strftime("%Y-%m-%d %H:%M:%S"), r.table.name, r.status, r.outcome or "-",
-             "-" if r.net is None else r.net)
+            (format_html('<a href="{}">{}</a>', reverse("admin:casino_round_change", args=[r.pk]), short_id(r.pk)),
+             r.created_at.strftime("%Y-%m-%d %H:%M:%S"), r.table.name, r.get_status_display(),
+             r.get_outcome_display() or "-", money_text(r.main_bet + r.tie_bet + r.raise_bet,
+             r.currency), money_text(r.net, r.currency))
             for r in obj.rounds.select_related("table").order_by("-created_at")[:20]
         ]  # fmt: skip
-        return _table(("round", "when", "table", "status", "outcome", "net"), rows)
+        return html_table(("round", "when", "table", "status", "outcome", "staked", "net"), rows)
 
     @admin.display(description="limits (history)")
     def limits(self, obj):
         rows = [
-            (limit.kind, limit.period, limit.amount if limit.amount is not None else "none",
+            (limit.get_kind_display(), limit.get_period_display(),
+             money_text(limit.amount, obj.currency) if limit.amount is not None else "no limit",
              limit.requested_at.strftime("%Y-%m-%d %H:%M"), limit.effective_from.strftime("%Y-%m-%d %H:%M"),
              limit.requested_by_type)
             for limit in obj.limits.all()[:50]
         ]  # fmt: skip
-        return _table(("kind", "period", "amount", "requested", "in force from", "by"), rows)
+        return html_table(("kind", "period", "amount", "requested", "in force from", "by"), rows)
 
     @admin.display(description="time-outs and self-exclusions")
     def exclusions(self, obj):
         rows = [(e.get_kind_display(), e.starts_at.strftime("%Y-%m-%d %H:%M"), e.ends_at.strftime("%Y-%m-%d %H:%M"))
                 for e in obj.exclusions.all()]  # fmt: skip
-        return _table(("kind", "from", "until"), rows)
+        return html_table(("kind", "from", "until"), rows)
 
     @admin.display(description="proposed and decided")
     def adjustments(self, obj):
         adjustments = obj.adjustments.select_related("proposed_by", "decided_by")
-        rows = [(a.proposed_at.strftime("%Y-%m-%d %H:%M"), a.amount, a.reason, a.get_status_display(),
-                 a.proposed_by, a.decided_by or "-") for a in adjustments]  # fmt: skip
-        return _table(("proposed", "amount", "reason", "status", "maker", "checker"), rows)
+        rows = [(a.proposed_at.strftime("%Y-%m-%d %H:%M"), money_text(a.amount, a.currency), a.reason,
+                 a.get_status_display(), a.proposed_by, a.decided_by or "-") for a in adjustments]  # fmt: skip
+        return html_table(("proposed", "amount", "reason", "status", "maker", "checker"), rows)
+
+    @admin.display(description="proposed and decided")
+    def identity_changes(self, obj):
+        changes = obj.identity_changes.select_related("old_partner", "partner", "proposed_by", "decided_by")
+        rows = [
+            (c.proposed_at.strftime("%Y-%m-%d %H:%M"), _identity_text(c.old_partner, c.old_external_id, c.old_currency),
+             _identity_text(c.partner, c.external_id, c.currency), c.reason, c.get_status_display(), c.proposed_by,
+             c.decided_by or "-")
+            for c in changes
+        ]  # fmt: skip
+        table = html_table(("proposed", "from", "to", "reason", "status", "maker", "checker"), rows)
+        propose = reverse("admin:accounts_playeridentitychange_add") + f"?player={obj.pk}"
+        return format_html('{}<p><a href="{}">Propose an identity change</a></p>', table, propose)
+
+
+def _identity_text(partner, external_id: str, currency: str) -> str:
+    owner = f"{partner.name}: {external_id}" if partner is not None else "own account"
+    return f"{owner}, {currency}"
+
+
+class IdentityChangeForm(forms.ModelForm):
+    """The proposal: the identity the player is to have, checked as the approval will check it."""
+
+    currency = forms.ChoiceField(choices=[(code, code) for code in sorted(CURRENCIES)])
+
+    class Meta:
+        model = PlayerIdentityChange
+        fields = ("player", "partner", "external_id", "currency", "reason")
+
+    def clean(self):
+        data = super().clean()
+        player = data.get("player")
+        if player is not None and "currency" in data:
+            try:
+                player_identity_change_check(
+                    player=player, partner=data.get("partner"), external_id=data.get("external_id", ""),
+                    currency=data["currency"],
+                )  # fmt: skip
+            except ServiceError as exc:
+                raise forms.ValidationError(exc.detail) from None
+        return data
+
+
+@admin.register(PlayerIdentityChange)
+class PlayerIdentityChangeAdmin(admin.ModelAdmin):
+    """Proposed here (the form starts from the player's identity), approved or rejected by another
+    staff member with the list's actions; nothing proposed is ever edited or deleted."""
+
+    form = IdentityChangeForm
+    list_display = ("id", "player", "before", "after", "reason", "status", "proposed_by", "decided_by", "decided_at")
+    list_filter = ("status",)
+    search_fields = ("player__user__username", "reason", "external_id", "old_external_id")
+    raw_id_fields = ("player",)
+    actions = ("approve_selected", "reject_selected")
+
+    @admin.display(description="from")
+    def before(self, obj):
+        return _identity_text(obj.old_partner, obj.old_external_id, obj.old_currency)
+
+    @admin.display(description="to")
+    def after(self, obj):
+        return _identity_text(obj.partner, obj.external_id, obj.currency)
+
+    def get_changeform_initial_data(self, request):
+        initial = super().get_changeform_initial_data(request)
+        player_id = str(initial.get("player", ""))
+        player = Player.objects.filter(pk=int(player_id)).first() if re.fullmatch(r"[0-9]{1,18}", player_id) else None
+        if player is not None:
+            initial.update(partner=player.partner_id, external_id=player.external_id, currency=player.currency)
+        return initial
+
+    def has_change_permission(self, request, obj=None):
+        return False if obj is not None else super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        try:
+            created = player_identity_change_propose(
+                player=obj.player, partner=obj.partner, external_id=obj.external_id, currency=obj.currency,
+                reason=obj.reason, proposed_by=request.user,
+            )  # fmt: skip
+        except ServiceError as exc:
+            self.message_user(request, exc.detail, messages.ERROR)
+            return
+        obj.pk = created.pk
+
+    def _decide(self, request, queryset, decide, verb):
+        for change in queryset.filter(status=IdentityChangeStatus.PROPOSED):
+            try:
+                decide(change, request.user)
+            except ServiceError as exc:
+                self.message_user(request, f"#{change.pk}: {exc.detail}", messages.ERROR)
+            else:
+                self.message_user(request, f"#{change.pk} {verb}.", messages.SUCCESS)
+
+    @admin.action(description="Approve and apply the selected identity changes", permissions=["change"])
+    def approve_selected(self, request, queryset):
+        self._decide(request, queryset, lambda c, u: player_identity_change_approve(change=c, approved_by=u),
+                     "approved")  # fmt: skip
+
+    @admin.action(description="Reject the selected identity changes", permissions=["change"])
+    def reject_selected(self, request, queryset):
+        self._decide(request, queryset, lambda c, u: player_identity_change_reject(change=c, rejected_by=u),
+                     "rejected")  # fmt: skip

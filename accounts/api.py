@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from django.contrib.auth import logout
 from django.urls import path
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.authentication import CSRFCheck
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.authentication import PartnerRateThrottle, PartnerSignatureAuthentication
+from accounts.authentication import PartnerRateThrottle, PartnerSignatureAuthentication, PlayerTokenAuthentication
 from accounts.partners import partner_player_get, partner_player_upsert, partner_transfer
 from accounts.serializers import (
     CredentialsSerializer,
@@ -27,7 +30,8 @@ from accounts.serializers import (
     TransferCreateSerializer,
     TransferSerializer,
 )
-from accounts.services import player_signup, user_session_sign_in, user_token_sign_in
+from accounts.services import player_session_sign_in, player_signup, player_token_sign_in
+from accounts.tokens import tokens_revoke
 from core.actors import Actor
 from core.api import problems, validated
 from core.errors import NotAPlayer
@@ -119,20 +123,50 @@ class SignupView(APIView):
 
 
 class TokenView(APIView):
-    authentication_classes = []
-    permission_classes = [AllowAny]
+    """Sign in for a token (a new one every time) and sign out, which ends the token sent."""
+
+    authentication_classes = [PlayerTokenAuthentication]
     throttle_classes = [AnonymousRateThrottle]
+
+    def get_permissions(self):
+        return [AllowAny()] if self.request.method == "POST" else [IsAuthenticated()]
+
+    def get_authenticators(self):
+        if getattr(self.request, "method", None) == "POST":
+            return []  # a sign-in ignores a stale token still in the client's headers
+        return super().get_authenticators()
 
     @extend_schema(
         request=CredentialsSerializer, responses={200: TokenSerializer, **problems(400, 429)}, summary="Get a token"
     )
     def post(self, request):
-        token = user_token_sign_in(request=request._request, **validated(CredentialsSerializer, request.data))
+        token = player_token_sign_in(request=request._request, **validated(CredentialsSerializer, request.data))
         return Response({"token": token})
+
+    @extend_schema(
+        request=None, responses={204: OpenApiResponse(description="The token is ended."), **problems(401)},
+        summary="Sign out: end this token",
+    )  # fmt: skip
+    def delete(self, request):
+        tokens_revoke(user=request.user, digests=[request.auth.pk], actor=Actor.player(request.user.player),
+                      reason="signed_out")  # fmt: skip
+        return Response(status=204)
+
+
+def _refuse_cross_site(request) -> None:
+    """Django's CSRF check (Origin, Referer, the csrftoken cookie and its X-CSRFToken header),
+    for a request with no session yet: DRF checks only signed-in sessions, which leaves signing a
+    visitor in to the attacker's account (login CSRF) open."""
+    check = CSRFCheck(lambda request: None)
+    check.process_request(request)
+    if check.process_view(request, None, (), {}):
+        message = gettext("A sign-in with the session cookie needs this site's CSRF token (X-CSRFToken header).")
+        raise PermissionDenied(message)
 
 
 class SessionView(APIView):
-    """Sign in and out with the session cookie (the web front end); CSRF protection applies."""
+    """Sign in and out with the session cookie (the web front end); CSRF protection applies, to
+    the sign-in too."""
 
     permission_classes = [AllowAny]
     throttle_classes = [AnonymousRateThrottle]
@@ -143,7 +177,8 @@ class SessionView(APIView):
         summary="Sign in with the session cookie",
     )
     def post(self, request):
-        player = user_session_sign_in(request=request._request, **validated(CredentialsSerializer, request.data))
+        _refuse_cross_site(request._request)
+        player = player_session_sign_in(request=request._request, **validated(CredentialsSerializer, request.data))
         return Response(player_representation(player))
 
     @extend_schema(request=None, responses={204: OpenApiResponse(description="Signed out.")}, summary="Sign out")

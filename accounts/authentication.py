@@ -4,13 +4,14 @@ X-Signature). Both schemes are described in the OpenAPI schema so that generated
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, TokenAuthentication
 
-from accounts import sql
 from accounts.models import Partner, Player
 from accounts.partners import partner_authenticate
+from accounts.tokens import token_authenticate
 from core.throttling import CellRateThrottle
 
 
@@ -82,17 +83,13 @@ class PartnerSignatureScheme(OpenApiAuthenticationExtension):
 
 
 class PlayerTokenAuthentication(TokenAuthentication):
-    """`Authorization: Token <key>`: the token, its user and the user's player in one plain
-    statement, since every API call of a player starts here."""
+    """`Authorization: Token <key>`, checked by `accounts.tokens.token_authenticate`."""
 
     def authenticate_credentials(self, key):
-        found = sql.token_user_player(key=key)
+        found = token_authenticate(key=key)
         if found is None:
-            raise exceptions.AuthenticationFailed("Invalid token.")
-        token, user, _ = found
-        if not user.is_active:
-            raise exceptions.AuthenticationFailed("User inactive or deleted.")
-        return user, token
+            raise exceptions.AuthenticationFailed(gettext("The token is unknown, expired or revoked: sign in again."))
+        return found
 
 
 class PlayerTokenScheme(OpenApiAuthenticationExtension):

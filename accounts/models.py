@@ -7,6 +7,7 @@ from django.db import models
 
 from accounts.usernames import username_skeleton
 from core.outbound import outbound_url_validate
+from ledger.money import format_money
 
 
 class User(AbstractUser):
@@ -102,4 +103,65 @@ class Transfer(models.Model):
         constraints = [models.CheckConstraint(condition=models.Q(amount__gt=0), name="transfer_amount_positive")]
 
     def __str__(self) -> str:
-        return f"{self.direction} {self.amount} {self.currency} for {self.player}"
+        return f"transfer {self.direction} of {format_money(self.amount, self.currency)} for {self.player}"
+
+
+class ApiToken(models.Model):
+    """A player's API token (`Authorization: Token <key>`), one per sign-in. Only the key's SHA-256
+    is stored: the key itself is answered once, by the sign-in. It ends when unused for
+    API_TOKEN_IDLE_MINUTES, at sign-out, a password change and an exclusion (accounts/tokens.py)."""
+
+    digest = models.CharField(max_length=64, primary_key=True)
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
+    created_at = models.DateTimeField()
+    # Written at most once a minute (accounts/tokens.py), not on every request.
+    last_used_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"token of {self.user_id} from {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class IdentityChangeStatus(models.TextChoices):
+    PROPOSED = "proposed", "Proposed"
+    APPROVED = "approved", "Approved and applied"
+    REJECTED = "rejected", "Rejected"
+
+
+class PlayerIdentityChange(models.Model):
+    """A change of whose a player is (its partner and the partner's id of it) or of its wallet's
+    currency: one staff member proposes, another approves (four eyes), as adjustments. The identity
+    the player had when it was proposed is kept: an approval applies only to that identity."""
+
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="identity_changes")
+    old_partner = models.ForeignKey(Partner, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    old_external_id = models.CharField(max_length=128, blank=True)
+    old_currency = models.CharField(max_length=3)
+    partner = models.ForeignKey(
+        Partner, on_delete=models.PROTECT, null=True, blank=True, related_name="+",
+        help_text="The partner the player is to belong to; empty: the player signs in on its own.",
+    )  # fmt: skip
+    external_id = models.CharField(
+        max_length=128, blank=True, help_text="The partner's id of the player (with a partner only)."
+    )
+    currency = models.CharField(max_length=3, help_text="ISO 4217 code of the wallet.")
+    reason = models.CharField(max_length=500)
+    status = models.CharField(
+        max_length=10, choices=IdentityChangeStatus.choices, default=IdentityChangeStatus.PROPOSED
+    )
+    proposed_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    proposed_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(decided_by__isnull=True) | ~models.Q(decided_by=models.F("proposed_by")),
+                name="identity_change_four_eyes",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Identity change #{self.pk} of {self.player}"

@@ -110,6 +110,11 @@ def partner_nonces_purge() -> int:
     return deleted
 
 
+def partner_player_username(*, partner: Partner, external_id: str) -> str:
+    """The login name of a partner's player (who has no password: the partner acts for it)."""
+    return f"p{partner.pk}:{external_id}"[:150]
+
+
 def partner_player_get(*, partner: Partner, external_id: str) -> Player:
     player = Player.objects.select_related("user").filter(partner=partner, external_id=external_id).first()
     if player is None:
@@ -134,8 +139,8 @@ def partner_player_upsert(*, partner: Partner, external_id: str, currency: str |
     try:
         with transaction.atomic():
             player = player_create(
-                username=f"p{partner.pk}:{external_id}"[:150], password=None, currency=currency,
-                partner=partner, external_id=external_id,
+                username=partner_player_username(partner=partner, external_id=external_id), password=None,
+                currency=currency, partner=partner, external_id=external_id,
             )  # fmt: skip
             audit_record(actor_type=ActorType.PARTNER, actor_id=partner.pk, action="player.created",
                          obj_type="player", obj_id=player.pk, external_id=external_id)  # fmt: skip

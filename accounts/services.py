@@ -15,27 +15,30 @@ from django.core.validators import validate_email
 from django.db import connection, transaction
 from django.utils.translation import gettext, gettext_lazy
 from django_otp.plugins.otp_totp.models import TOTPDevice
-from rest_framework.authtoken.models import Token
 
 from accounts.models import Partner, Player, User
 from accounts.roles import AUDITOR, OPERATOR, SUPPORT
+from accounts.tokens import token_issue
 from accounts.usernames import username_is_valid, username_look_alikes, username_normalize
 from core.actors import Actor, ActorType
 from core.attempts import attempt_failed, attempts_clear, attempts_exhausted
 from core.audit import audit_record
-from core.errors import InvalidCredentials, InvalidInput, NotAPlayer, TooManyAttempts, UsernameTaken
+from core.errors import InvalidCredentials, InvalidInput, TooManyAttempts, UsernameTaken
 from core.outbound import outbound_url_validate
 from ledger.money import format_money
 from ledger.selectors import player_wallet_summary
 from ledger.services import player_accounts_open, wallet_deposit
 from protection.services import protection_check_deposit, session_start
 
-# app_label.codename per role; auditors get every "view" permission of the audited apps.
+# app_label.codename per role; auditors get every "view" permission of the audited apps. Nobody
+# changes a player (its page is read-only): identity changes and adjustments are maker-checker,
+# "change" of those being the checker's approval or rejection.
 ROLE_PERMISSIONS: dict[str, set[str]] = {
     OPERATOR: {
         "casino.view_table", "casino.change_table", "casino.add_table",
-        "casino.view_round", "casino.view_seedpair", "casino.view_webhookdelivery",
-        "accounts.view_player", "accounts.change_player", "accounts.view_partner",
+        "casino.view_round", "casino.view_seedpair", "casino.view_webhookdelivery", "casino.view_revenue",
+        "accounts.view_player", "accounts.view_partner", "accounts.view_playeridentitychange",
+        "accounts.add_playeridentitychange", "accounts.change_playeridentitychange",
         "ledger.view_account", "ledger.view_journalentry", "ledger.view_posting", "ledger.view_entryseal",
         "ledger.view_verificationrun", "ledger.view_adjustment", "ledger.add_adjustment", "ledger.change_adjustment",
         "protection.view_playerlimit", "protection.view_exclusion", "protection.view_realitycheck",
@@ -45,6 +48,7 @@ ROLE_PERMISSIONS: dict[str, set[str]] = {
         "accounts.view_player", "casino.view_table", "casino.view_round",
         "ledger.view_account", "ledger.view_journalentry", "ledger.view_posting",
         "ledger.view_adjustment", "ledger.add_adjustment",
+        "accounts.view_playeridentitychange", "accounts.add_playeridentitychange",
         "protection.view_playerlimit", "protection.view_exclusion",
     },
 }  # fmt: skip
@@ -175,47 +179,49 @@ def player_signup(*, username: str, password: str, email: str = "", request=None
     return player
 
 
-def user_authenticate(*, request, username: str, password: str) -> User | None:
-    """The active user with these credentials, or None. The username is read as sign-up stores it
-    (NFKC). Failures are counted per address and username: beyond SIGN_IN_FAILURES_ALLOWED in the
-    window every attempt is refused (`TooManyAttempts`), the right password too, to slow down
-    guessing."""
+def player_authenticate(*, request, username: str, password: str) -> Player | None:
+    """The player with these credentials, or None. The username is read as sign-up stores it
+    (NFKC). A login that is not a player's (staff, a superuser, a user without a wallet) gets
+    nothing here, as if the password were wrong: the player's doors neither sign staff in nor tell
+    that their password is right. Failures are counted per address and username: beyond
+    SIGN_IN_FAILURES_ALLOWED in the window every attempt is refused (`TooManyAttempts`), the
+    right password too, to slow down guessing."""
     if not _encodable(username) or not _encodable(password) or len(password) > PASSWORD_MAX_LENGTH:
         return None  # no account has such a name or password
     username = username_normalize(username)
     attempts = f"signin:{_address(request)}:{username.lower()}"
     if attempts_exhausted(key=attempts, limit=SIGN_IN_FAILURES_ALLOWED):
         raise TooManyAttempts(gettext("Too many failed attempts. Wait a few minutes and try again."))
-    user = authenticate(request, username=username, password=password)
-    if user is None or not user.is_active:
+    user = authenticate(request, username=username, password=password)  # a failure is audited (signals.py)
+    player = getattr(user, "player", None) if user is not None else None
+    if user is not None and (player is None or user.is_staff or user.is_superuser):
+        audit_record(actor_type="anonymous", actor_id=username, action="sign_in.not_a_player", obj_type="user",
+                     obj_id=user.pk, ip=_address(request))  # fmt: skip
+        player = None
+    if player is None or not user.is_active:
         attempt_failed(key=attempts)
         return None
     attempts_clear(key=attempts)
-    return user
+    return player
 
 
-def user_token_sign_in(*, request, username: str, password: str) -> str:
-    """Sign in for the token API: the user's token (made on first use); a player's sign-in also
-    starts a new reality-check session."""
-    user = user_authenticate(request=request, username=username, password=password)
-    if user is None:
-        raise InvalidCredentials()
-    token, _ = Token.objects.get_or_create(user=user)
-    player = getattr(user, "player", None)
-    if player is not None:
-        session_start(player=player)
-    return token.key
-
-
-def user_session_sign_in(*, request, username: str, password: str) -> Player:
-    """Sign in with the session cookie (the web front end). Only a player may play."""
-    user = user_authenticate(request=request, username=username, password=password)
-    if user is None:
-        raise InvalidCredentials()
-    login(request, user)
-    player = getattr(user, "player", None)
+def player_token_sign_in(*, request, username: str, password: str) -> str:
+    """Sign in for the token API: a new token (accounts/tokens.py); it also starts a new
+    reality-check session."""
+    player = player_authenticate(request=request, username=username, password=password)
     if player is None:
-        raise NotAPlayer()
+        raise InvalidCredentials()
+    key = token_issue(user=player.user)
+    session_start(player=player)
+    return key
+
+
+def player_session_sign_in(*, request, username: str, password: str) -> Player:
+    """Sign in with the session cookie (the web front end and its API calls); players only."""
+    player = player_authenticate(request=request, username=username, password=password)
+    if player is None:
+        raise InvalidCredentials()
+    login(request, player.user)
     session_start(player=player)
     return player
 

@@ -1,8 +1,10 @@
-"""Staff sign-ins, failed sign-ins and permission changes go to the audit log; partners' nonces go
-back into Redis when it recovers from an outage.
+"""Staff sign-ins, failed sign-ins and permission changes go to the audit log; a password change
+and an exclusion end the player's API tokens; partners' nonces go back into Redis when it
+recovers from an outage.
 
-Django announces these only through signals, so the receivers are thin: each records one event
-through `core.audit.audit_record` and does nothing else.
+Django (and player protection, a layer below) announce these only through signals, so the
+receivers are thin: each records one event through `core.audit.audit_record`, or calls one
+service, and does nothing else.
 """
 
 from __future__ import annotations
@@ -12,13 +14,16 @@ import logging
 from django.contrib.auth.models import Group
 from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.core.cache import caches
-from django.db.models.signals import m2m_changed
+from django.db.models.signals import m2m_changed, post_save, pre_save
 from django.dispatch import receiver
 
 from accounts.models import User
 from accounts.partners import partner_nonces_to_cache
+from accounts.tokens import tokens_revoke
+from core.actors import Actor
 from core.audit import audit_record
 from core.cache import cache_recovered
+from protection.signals import exclusion_started
 
 logger = logging.getLogger(__name__)
 
@@ -76,3 +81,25 @@ def restore_partner_nonces(sender, cache, **kwargs):
     else:
         if copied:
             logger.warning("copied %d partner nonces recorded during the cache outage into the cache", copied)
+
+
+@receiver(pre_save, sender=User)
+def notice_password_change(sender, instance, update_fields=None, **kwargs):
+    """Whatever changes a password (the admin, `changepassword`, a service), compared with the
+    stored hash; only a save that may write the password of an existing user reads it."""
+    if instance.pk is None or (update_fields is not None and "password" not in update_fields):
+        return
+    stored = User.objects.filter(pk=instance.pk).values_list("password", flat=True).first()
+    instance._password_was_changed = stored is not None and stored != instance.password
+
+
+@receiver(post_save, sender=User)
+def end_tokens_after_password_change(sender, instance, **kwargs):
+    if getattr(instance, "_password_was_changed", False):
+        instance._password_was_changed = False
+        tokens_revoke(user=instance, actor=Actor.system("password_change"), reason="password_changed")
+
+
+@receiver(exclusion_started)
+def end_tokens_of_excluded_player(sender, player, actor, **kwargs):
+    tokens_revoke(user=player.user, actor=actor, reason="excluded")

@@ -1,38 +1,37 @@
 """Every hand-written SQL statement of accounts, one named function each, each tested in
 `tests/accounts/test_sql.py`: the reads that start every API request (a player's token, a
 partner's key with the player it acts for), where building the ORM query costs more CPU than
-PostgreSQL spends running it."""
+PostgreSQL spends running it. The rules around them live in `tokens.py` and `partners.py`."""
 
 from __future__ import annotations
 
 import functools
 
 from django.db import connection
-from rest_framework.authtoken.models import Token
 
-from accounts.models import Partner, Player, User
+from accounts.models import ApiToken, Partner, Player, User
 from core.rows import instances_from_row, select_list
 
 
 @functools.cache
 def _token_user_player_sql() -> str:
     return (
-        f"SELECT {select_list(Token, 't')}, {select_list(User, 'u')}, {select_list(Player, 'p')}"
-        f" FROM {Token._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id"
-        f" LEFT JOIN {Player._meta.db_table} p ON p.user_id = u.id WHERE t.key = %s"
+        f"SELECT {select_list(ApiToken, 't')}, {select_list(User, 'u')}, {select_list(Player, 'p')}"
+        f" FROM {ApiToken._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id"
+        f" LEFT JOIN {Player._meta.db_table} p ON p.user_id = u.id WHERE t.digest = %s"
     )
 
 
-def token_user_player(*, key: str) -> tuple[Token, User, Player | None] | None:
-    """The token, its user and the user's player (None for a user who is not a player), related
-    to each other as select_related would: `token.user.player` reads nothing more."""
+def token_user_player(*, digest: str) -> tuple[ApiToken, User, Player | None] | None:
+    """The token of this digest, its user and the user's player (None for a user who is not a
+    player), related to each other as select_related would: `token.user.player` reads nothing more."""
     with connection.cursor() as cursor:
-        cursor.execute(_token_user_player_sql(), [key])
+        cursor.execute(_token_user_player_sql(), [digest])
         row = cursor.fetchone()
     if row is None:
         return None
-    token, user, player = instances_from_row(row, (Token, User, Player))
-    Token.user.field.set_cached_value(token, user)
+    token, user, player = instances_from_row(row, (ApiToken, User, Player))
+    ApiToken.user.field.set_cached_value(token, user)
     if player is not None:
         User.player.related.set_cached_value(user, player)
         Player.user.field.set_cached_value(player, user)

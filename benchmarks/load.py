@@ -13,11 +13,10 @@ FUNDS = 10**12
 
 def bench_setup(*, players: int, partner_players: int, decision_timeout_s: int = 1) -> dict:
     """Run inside a configured Django (django.setup() done): everything a benchmark needs."""
-    from rest_framework.authtoken.models import Token
-
     from accounts.models import TransferDirection
     from accounts.partners import partner_player_upsert, partner_transfer
     from accounts.services import partner_create, player_create
+    from accounts.tokens import token_issue
     from casino.models import Table
     from core.actors import Actor
     from ledger.services import wallet_deposit
@@ -30,7 +29,7 @@ def bench_setup(*, players: int, partner_players: int, decision_timeout_s: int =
     for n in range(players):
         player = player_create(username=f"bench{n}", password=None)
         wallet_deposit(player=player, amount=FUNDS, idempotency_key=f"fund{n}", actor=Actor.system("bench"))
-        tokens.append(Token.objects.create(user=player.user).key)
+        tokens.append(token_issue(user=player.user))
     partner, secret = partner_create(name="Bench partner")
     external_ids = []
     for n in range(partner_players):

@@ -1,48 +1,99 @@
+import json
+
+from django import forms
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 from django.utils.html import format_html, format_html_join
 
-from casino.models import Match, Round, SeedPair, Table, WebhookAttempt, WebhookDelivery
+from accounts.models import Player, Transfer
+from casino.models import Match, Round, RoundDecision, RoundStatus, SeedPair, Table, WebhookAttempt, WebhookDelivery
 from casino.selectors import round_verification, table_house_edge
 from casino.services.tables import table_set_open
-from core.admin_base import ReadOnlyAdmin
+from core.admin import AuditEventAdmin as CoreAuditEventAdmin
+from core.admin_base import ReadOnlyAdmin, html_table, short_id
+from core.models import AuditEvent
+from ledger.admin_money import MoneyField, money_column, money_text
 from ledger.selectors import entries_for_reference
 
-SUITS = {"S": ("♠", "#111"), "H": ("♥", "#c00"), "D": ("♦", "#c00"), "C": ("♣", "#111")}
+SUITS = {"S": ("♠", "black"), "H": ("♥", "red"), "D": ("♦", "red"), "C": ("♣", "black")}
+
+# Who took a decision, in words (the round stores the kind of actor).
+ACTOR_WORDS = {"player": "the player", "partner": "the partner casino", "system": "the house rule (timeout)"}
+
+
+def _moment(moment, *, after=None) -> str:
+    """A moment as operators read it everywhere in the back office, with how long after the previous one."""
+    text = f"{moment:%Y-%m-%d %H:%M:%S}"
+    if after is not None:
+        text += f" ({(moment - after).total_seconds():.2f} s later)"
+    return text
 
 
 def card_html(code: str):
     """A card as a player sees it: rank and suit symbol, red or black, with its code for search."""
     rank, suit = code[0], code[1:]
-    symbol, colour = SUITS.get(suit, (suit, "#111"))
-    return format_html(
-        '<span title="{}" style="display:inline-block;min-width:2.2em;padding:.1em .3em;border:1px solid #999;'
-        'border-radius:4px;background:#fff;color:{};font-weight:bold;text-align:center">{}{}</span>',
-        code,
-        colour,
-        "10" if rank == "T" else rank,
-        symbol,
-    )
+    symbol, colour = SUITS.get(suit, (suit, "black"))
+    return format_html('<span class="playing-card {}" title="{}">{}{}</span>', colour, code,
+                       "10" if rank == "T" else rank, symbol)  # fmt: skip
+
+
+def rules_table(rules: dict):
+    """A round's (or a table's) rules as a small table of words."""
+    rows = [
+        ("Decks", rules.get("decks", "-")),
+        ("Tie bet pays", f"{rules['tie_pays']} to 1" if "tie_pays" in rules else "-"),
+        ("Tie-after-tie bonus", "yes" if rules.get("tie_after_tie_bonus") else "no"),
+        ("Cards burned before the war cards", rules.get("burn", "-")),
+    ]
+    persistent = rules.get("shuffle") == "persistent"
+    rows.append(("Shoe", "persistent, reshuffled at the cut card" if persistent else "fresh every round"))
+    if persistent:
+        rows.append(("Penetration (dealt before the cut card)", f"{rules.get('penetration')} %"))
+    house_rule = dict(RoundDecision.choices).get(rules.get("house_rule"), "-")
+    rows.append(("When the player does not decide in time", house_rule))
+    return format_html('<table class="detail-table">{}</table>',
+                       format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows))  # fmt: skip
 
 
 RULE_FIELDS = ("decks", "burn", "tie_pays", "tie_after_tie_bonus", "shuffle", "penetration", "house_rule")
+MONEY_FIELDS = ("min_bet", "max_bet", "bet_step", "max_tie_bet")
+
+
+class TableForm(forms.ModelForm):
+    """Bet limits typed as money of the table's currency (6.00), stored in minor units (600)."""
+
+    min_bet = MoneyField(label="Minimum main bet", currency_hint="the table's currency")
+    max_bet = MoneyField(label="Maximum main bet", currency_hint="the table's currency")
+    bet_step = MoneyField(label="Bet step", help_text="Every bet is a multiple of this, e.g. 1.00")
+    max_tie_bet = MoneyField(label="Maximum tie bet", help_text="0.00: no tie bet at this table")
+
+    class Meta:
+        model = Table
+        fields = ("name", "currency", "is_open", *MONEY_FIELDS, *RULE_FIELDS, "decision_timeout_s")
 
 
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
+    form = TableForm
     list_display = (
         "name",
         "currency",
         "is_open",
-        "min_bet",
-        "max_bet",
-        "bet_step",
-        "max_tie_bet",
+        "min_bet_money",
+        "max_bet_money",
+        "bet_step_money",
+        "max_tie_bet_money",
         "decks",
         "house_edge",
     )
     list_filter = ("is_open", "currency", "decks")
     search_fields = ("name",)
     actions = ("open_tables", "close_tables")
+
+    min_bet_money = money_column("min_bet", "minimum bet")
+    max_bet_money = money_column("max_bet", "maximum bet")
+    bet_step_money = money_column("bet_step", "bet step")
+    max_tie_bet_money = money_column("max_tie_bet", "maximum tie bet")
 
     @admin.display(description="house edge (war)")
     def house_edge(self, obj):
@@ -67,58 +118,97 @@ class TableAdmin(admin.ModelAdmin):
 
 @admin.register(Round)
 class RoundAdmin(ReadOnlyAdmin):
-    list_display = (
-        "id",
-        "created_at",
-        "player",
-        "table",
-        "status",
-        "outcome",
-        "main_bet",
-        "tie_bet",
-        "net",
-        "decision",
-    )
+    list_display = ("round_id", "created", "player", "table", "status_words", "outcome_words", "bets", "net_money")
     list_filter = ("status", "outcome", "decision", "decision_timed_out", "table")
     search_fields = ("=id", "player__user__username", "player__external_id")
     date_hierarchy = "created_at"
     list_select_related = ("player__user", "table")
     fieldsets = (
-        (
-            "Round",
-            {
-                "fields": (
-                    "id",
-                    "player",
-                    "table",
-                    "status",
-                    "currency",
-                    "rules",
-                    "created_at",
-                    "resolved_at",
-                    "settled_at",
-                )
-            },
-        ),
-        ("Bets and result", {"fields": ("main_bet", "tie_bet", "raise_bet", "outcome", "nets", "net", "payout")}),
+        ("Round", {"fields": ("id", "player", "table", "status_words", "timeline")}),
+        ("Bets and result", {"fields": ("bets_and_result",)}),
+        ("Rules the round was played to", {"fields": ("rules_words",)}),
         ("Cards", {"fields": ("cards",)}),
-        (
-            "Decision",
-            {
-                "fields": (
-                    "decision",
-                    "decided_by_type",
-                    "decided_by_id",
-                    "decided_at",
-                    "decision_deadline",
-                    "decision_timed_out",
-                )
-            },
-        ),
+        ("Decision", {"fields": ("decision_words",)}),
         ("Fairness", {"fields": ("fairness",)}),
-        ("Money", {"fields": ("ledger_entries", "settle_attempts", "webhook")}),
+        ("Money", {"fields": ("ledger_entries", "settle_attempts", "partner_webhook")}),
     )
-    readonly_fields = ("cards", "fairness", "ledger_entries", "webhook")
+    readonly_fields = ("status_words", "timeline", "bets_and_result", "rules_words", "cards", "decision_words",
+                       "fairness", "ledger_entries", "partner_webhook")  # fmt: skip
+
+    @admin.display(description="round", ordering="id")
+    def round_id(self, obj):
+        return short_id(obj.id)
+
+    @admin.display(description="placed", ordering="created_at")
+    def created(self, obj):
+        return format_html('<span class="nowrap">{}</span>', f"{obj.created_at:%Y-%m-%d %H:%M:%S}")
+
+    @admin.display(description="status", ordering="status")
+    def status_words(self, obj):
+        return obj.get_status_display()
+
+    @admin.display(description="outcome", ordering="outcome")
+    def outcome_words(self, obj):
+        return obj.get_outcome_display() or "-"
+
+    @admin.display(description="bets (main, tie)")
+    def bets(self, obj):
+        text = money_text(obj.main_bet, obj.currency)
+        if obj.raise_bet:
+            text += f" + war {money_text(obj.raise_bet, obj.currency)}"
+        if obj.tie_bet:
+            text += f", tie {money_text(obj.tie_bet, obj.currency)}"
+        return text
+
+    net_money = money_column("net", "player's net")
+
+    @admin.display(description="when (UTC)")
+    def timeline(self, obj):
+        rows = [("placed", _moment(obj.created_at))]
+        if obj.resolved_at:
+            rows.append(("outcome known", _moment(obj.resolved_at, after=obj.created_at)))
+        if obj.settled_at:
+            rows.append(("settled", _moment(obj.settled_at, after=obj.resolved_at)))
+        return format_html('<table class="detail-table">{}</table>',
+                           format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows))  # fmt: skip
+
+    @admin.display(description="bets and what each returned")
+    def bets_and_result(self, obj):
+        nets = obj.nets or {}
+        decided = obj.status != RoundStatus.AWAITING_DECISION
+        rows = [
+            ("Main bet", money_text(obj.main_bet, obj.currency), money_text(nets.get("main"), obj.currency)
+             if decided else "waiting for the decision"),
+        ]  # fmt: skip
+        if obj.raise_bet:
+            rows.append(("War raise", money_text(obj.raise_bet, obj.currency),
+                         money_text(nets.get("raise"), obj.currency)))  # fmt: skip
+        if obj.tie_bet:
+            rows.append(("Tie bet", money_text(obj.tie_bet, obj.currency), money_text(nets.get("tie"), obj.currency)))
+        if nets.get("bonus"):
+            rows.append(("Tie-after-tie bonus", "-", money_text(nets["bonus"], obj.currency)))
+        rows.append((format_html("<strong>{}</strong>", "Total"),
+                     money_text(obj.main_bet + obj.raise_bet + obj.tie_bet, obj.currency),
+                     format_html("<strong>{}</strong>", money_text(obj.net, obj.currency))))  # fmt: skip
+        table = html_table(("bet", "staked", "player's net"), rows)
+        outcome = obj.get_outcome_display() or "Not decided yet"
+        paid = "" if obj.payout is None else f"; paid back to the wallet: {money_text(obj.payout, obj.currency)}"
+        return format_html("<p>{}{}</p>{}", outcome, paid, table)
+
+    @admin.display(description="rules")
+    def rules_words(self, obj):
+        return rules_table(obj.rules or {})
+
+    @admin.display(description="decision")
+    def decision_words(self, obj):
+        if not obj.decision:
+            if obj.status == RoundStatus.AWAITING_DECISION:
+                return f"waiting for the player's decision until {obj.decision_deadline:%Y-%m-%d %H:%M:%S} UTC"
+            return "none needed (no tie)"
+        by = ACTOR_WORDS.get(obj.decided_by_type, obj.decided_by_type)
+        when = f" at {obj.decided_at:%Y-%m-%d %H:%M:%S}" if obj.decided_at else ""
+        timed_out = ", the player did not decide in time" if obj.decision_timed_out else ""
+        return f"{obj.get_decision_display()}, by {by}{when}{timed_out}"
 
     @admin.display(description="cards")
     def cards(self, obj):
@@ -150,46 +240,38 @@ class RoundAdmin(ReadOnlyAdmin):
         rows = []
         for entry in entries_for_reference(reference_type="round", reference_id=str(obj.id)):
             for posting in entry.postings.all():
-                rows.append(
-                    (
-                        entry.pk,
-                        entry.kind,
-                        posting.account,
-                        posting.get_direction_display(),
-                        posting.amount,
-                        posting.balance_after,
-                    )
-                )
-        if not rows:
-            return "none"
-        return format_html(
-            "<table><tr><th>entry</th><th>kind</th><th>account</th><th>side</th><th>amount</th>"
-            "<th>balance after</th></tr>{}</table>",
-            format_html_join("", "<tr><td>#{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", rows),
-        )
+                rows.append((f"#{entry.pk}", entry.get_kind_display(), posting.account, posting.get_direction_display(),
+                             money_text(posting.amount, posting.currency),
+                             money_text(posting.balance_after, posting.currency)))  # fmt: skip
+        return html_table(("entry", "kind", "account", "side", "amount", "balance after"), rows)
 
     @admin.display(description="partner webhook")
-    def webhook(self, obj):
+    def partner_webhook(self, obj):
         delivery = WebhookDelivery.objects.filter(round=obj).first()
         if delivery is None:
             return "none (not a partner's player, or no webhook URL)"
-        attempts = [(a.attempted_at, a.status_code or "-", a.error or "") for a in delivery.attempt_log.all()]
+        attempts = [(f"{a.attempted_at:%Y-%m-%d %H:%M:%S}", a.status_code or "-", a.error or "")
+                    for a in delivery.attempt_log.all()]  # fmt: skip
         return format_html(
-            "<div>event <code>{}</code>: {}</div><ul>{}</ul>",
+            "<div>event <code>{}</code>: {}</div>{}",
             delivery.id,
             "delivered" if delivery.delivered_at else f"pending, next attempt {delivery.next_attempt_at:%H:%M:%S}",
-            format_html_join("", "<li>{} → {} {}</li>", attempts),
+            html_table(("attempted", "answer", "error"), attempts, empty="no attempt yet"),
         )
 
 
 @admin.register(SeedPair)
 class SeedPairAdmin(ReadOnlyAdmin):
-    list_display = ("player", "server_seed_hash", "client_seed", "next_nonce", "active", "created_at", "revealed_at")
+    list_display = ("player", "seed_hash", "client_seed", "next_nonce", "active", "created_at", "revealed_at")
     list_filter = ("active",)
     search_fields = ("player__user__username", "server_seed_hash")
     # The server seed stays secret until the player rotates it, from staff too; so does the next one.
     exclude = ("server_seed", "next_server_seed")
     readonly_fields = ("revealed_server_seed",)
+
+    @admin.display(description="server seed hash", ordering="server_seed_hash")
+    def seed_hash(self, obj):
+        return short_id(obj.server_seed_hash)
 
     @admin.display(description="server seed")
     def revealed_server_seed(self, obj):
@@ -200,11 +282,15 @@ class SeedPairAdmin(ReadOnlyAdmin):
 class MatchAdmin(ReadOnlyAdmin):
     """War games played for fun (no money): who dealt them, with which seed and decisions."""
 
-    list_display = ("id", "preset", "player", "status", "human_seat", "created_at", "finished_at")
+    list_display = ("match_id", "preset", "player", "status", "human_seat", "created_at", "finished_at")
     list_filter = ("preset", "status")
     search_fields = ("id", "player__user__username", "server_seed_hash")
     exclude = ("server_seed",)
     readonly_fields = ("revealed_server_seed",)
+
+    @admin.display(description="match", ordering="id")
+    def match_id(self, obj):
+        return short_id(obj.id)
 
     @admin.display(description="server seed")
     def revealed_server_seed(self, obj):
@@ -222,9 +308,89 @@ class WebhookAttemptInline(admin.TabularInline):
         return False
 
 
+class DeliveryStateFilter(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request, model_admin):
+        return [("failing", "Failing (undelivered, tried)"), ("pending", "Undelivered"), ("delivered", "Delivered")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "failing":
+            return queryset.filter(delivered_at__isnull=True, attempts__gt=0)
+        if self.value() == "pending":
+            return queryset.filter(delivered_at__isnull=True)
+        if self.value() == "delivered":
+            return queryset.filter(delivered_at__isnull=False)
+        return queryset
+
+
 @admin.register(WebhookDelivery)
 class WebhookDeliveryAdmin(ReadOnlyAdmin):
-    list_display = ("id", "partner", "round", "attempts", "last_status_code", "delivered_at", "next_attempt_at")
-    list_filter = ("partner", ("delivered_at", admin.EmptyFieldListFilter))
+    list_display = ("event_id", "partner", "round_id", "attempts", "last_answer", "delivered_at", "next_attempt_at")
+    list_filter = (DeliveryStateFilter, "partner")
     search_fields = ("=id", "=round__id")
+    list_select_related = ("partner",)
+    exclude = ("payload",)
+    readonly_fields = ("payload_sent",)
     inlines = [WebhookAttemptInline]
+
+    @admin.display(description="event", ordering="id")
+    def event_id(self, obj):
+        return short_id(obj.id)
+
+    @admin.display(description="round", ordering="round_id")
+    def round_id(self, obj):
+        return short_id(obj.round_id)
+
+    @admin.display(description="last answer")
+    def last_answer(self, obj):
+        if obj.last_status_code:
+            return f"HTTP {obj.last_status_code}"
+        return obj.last_error or "-"
+
+    @admin.display(description="payload (the JSON body POSTed to the partner, as signed)")
+    def payload_sent(self, obj):
+        return format_html("<pre>{}</pre>", json.dumps(obj.payload, indent=2, sort_keys=True))
+
+
+# The audit log records amounts as the facts it was given (minor units, without their currency);
+# here, the top of the apps, an event's page writes them as money of the object it concerns.
+AUDITED_AMOUNTS = {"amount", "main_bet", "tie_bet", "raise_bet"}
+CURRENCY_OF = {"round": Round, "transfer": Transfer, "player": Player}
+
+
+def audit_event_currency(event: AuditEvent) -> str | None:
+    model = CURRENCY_OF.get(event.object_type)
+    if model is None:
+        return None
+    try:
+        return model.objects.filter(pk=event.object_id).values_list("currency", flat=True).first()
+    except (ValueError, ValidationError):  # an object id of another form: no currency to tell
+        return None
+
+
+admin.site.unregister(AuditEvent)
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(CoreAuditEventAdmin):
+    list_display = ("created_at", "actor_type", "actor_id", "action", "object_type", "object")
+    fields = ("created_at", "actor_type", "actor_id", "action", "object_type", "object_id", "details")
+    readonly_fields = ("details",)
+
+    @admin.display(description="object", ordering="object_id")
+    def object(self, obj):
+        return short_id(obj.object_id)
+
+    @admin.display(description="details")
+    def details(self, obj):
+        currency = audit_event_currency(obj) if AUDITED_AMOUNTS & set(obj.data or {}) else None
+        rows = []
+        for key, value in (obj.data or {}).items():
+            if key in AUDITED_AMOUNTS and isinstance(value, int) and currency:
+                value = money_text(value, currency)
+            elif isinstance(value, bool):
+                value = "yes" if value else "no"
+            rows.append((key.replace("_", " "), "-" if value is None else value))
+        return html_table(("detail", "value"), rows)

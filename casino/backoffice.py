@@ -1,9 +1,21 @@
-"""Report pages of the back office (inside the admin's look), each with a CSV export."""
+"""Pages of the back office beside the admin's own (inside its look): the dashboard at /admin/ and
+the reports at /admin/reports/, each report with a CSV export.
+
+Who sees what: any staff member signed in with both factors opens the dashboard and sees the parts
+their role's permissions cover. Rounds and their progress (`casino.view_round`): operator,
+auditor and support. Stakes, GGR and return to player (`casino.view_revenue`): operator and
+auditor, not support. Webhook deliveries and ledger verification runs: operator and auditor.
+Players in a time-out or self-exclusion (`protection.view_exclusion`): all three.
+
+Money is written in its currency (`format_money`) on the pages; a CSV gives an amount as a plain
+decimal of major units (`6.00`) beside a `currency` column, which spreadsheets and scripts read
+without knowing the language of the page.
+"""
 
 from __future__ import annotations
 
 import csv
-from datetime import date
+from datetime import date, datetime, timedelta
 from functools import wraps
 
 from django.contrib import admin
@@ -14,21 +26,42 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 
-from casino.reports import GROUPS, ggr_report, rtp_report
-from core.charts import bar_chart_svg
+from casino.reports import (
+    DASHBOARD_DAYS,
+    GROUPS,
+    dashboard_exclusions,
+    dashboard_operations,
+    dashboard_play,
+    dashboard_verification,
+    dashboard_webhooks,
+    ggr_report,
+    rtp_report,
+)
+from core import clock
+from core.charts import bar_chart_svg, interval_chart_svg
+from ledger.admin_money import money_text
 from ledger.models import VerificationRun
+from ledger.money import money_decimal
+from protection.models import ExclusionKind
+
+REVENUE = "casino.view_revenue"
+ROUNDS = "casino.view_round"
+WEBHOOKS = "casino.view_webhookdelivery"
+VERIFICATION = "ledger.view_verificationrun"
+EXCLUSIONS = "protection.view_exclusion"
+MONEY_COLUMNS = {"staked", "paid_out", "ggr"}
 
 
-def back_office_view(permission: str):
-    """A report page: staff verified by both factors (else the admin's sign-in), with `permission`."""
+def back_office_view(permission: str | None):
+    """A page of the back office: staff verified by both factors (else the admin's sign-in),
+    with `permission` (None: any such staff member)."""
 
     def decorate(view):
-        checked = permission_required(permission, raise_exception=True)(view)
+        checked = permission_required(permission, raise_exception=True)(view) if permission else view
 
         @wraps(view)
         def wrapper(request, *args, **kwargs):
-            user = request.user
-            if not (user.is_authenticated and user.is_staff and user.is_verified()):
+            if not admin.site.has_permission(request):
                 return redirect_to_login(request.get_full_path(), login_url=reverse("admin:login"))
             return checked(request, *args, **kwargs)
 
@@ -51,12 +84,14 @@ def _dates(request) -> tuple[date | None, date | None, list[str]]:
 
 
 def _csv(filename: str, rows: list[dict]) -> HttpResponse:
+    """Rows as CSV; amounts (minor units in `MONEY_COLUMNS`) as decimals of major units."""
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}.csv"'
     if rows:
         writer = csv.DictWriter(response, fieldnames=list(rows[0]))
         writer.writeheader()
-        writer.writerows(rows)
+        for row in rows:
+            writer.writerow({key: money_decimal(v) if key in MONEY_COLUMNS else v for key, v in row.items()})
     return response
 
 
@@ -64,13 +99,140 @@ def _context(request, title: str, **extra) -> dict:
     return {**admin.site.each_context(request), "title": title, **extra}
 
 
-@back_office_view("casino.view_round")
+def percent(fraction: float | None, digits: int = 2) -> str:
+    return "-" if fraction is None else f"{fraction * 100:.{digits}f} %"
+
+
+def count(number: int) -> str:
+    return f"{number:,}"
+
+
+def age(since: datetime | None, now: datetime) -> str:
+    if since is None:
+        return "-"
+    return duration((now - since).total_seconds())
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 86400 * 2:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.0f} days"
+
+
+# --- The dashboard ------------------------------------------------------------------------------
+
+
+def _play_section(play, *, revenue: bool) -> dict:
+    currencies = sorted(set(play.period) | set(play.today))
+    totals = [
+        {"currency": c, "today_rounds": count(play.today[c].rounds) if c in play.today else "0",
+         "period_rounds": count(play.period[c].rounds),
+         "today_staked": money_text(play.today[c].staked if c in play.today else 0, c),
+         "today_ggr": money_text(play.today[c].ggr if c in play.today else 0, c),
+         "period_staked": money_text(play.period[c].staked, c), "period_ggr": money_text(play.period[c].ggr, c)}
+        for c in currencies
+    ]  # fmt: skip
+    tables = []
+    for t in play.tables:
+        row = {"table": t.table, "currency": t.currency, "rules": t.rules, "today_rounds": count(t.today.rounds),
+               "period_rounds": count(t.totals.rounds)}  # fmt: skip
+        if revenue:
+            main = t.main
+            row |= {
+                "today_staked": money_text(t.today.staked, t.currency),
+                "today_ggr": money_text(t.today.ggr, t.currency),
+                "period_staked": money_text(t.totals.staked, t.currency),
+                "period_ggr": money_text(t.totals.ggr, t.currency),
+                "observed": percent(main.rtp) if main else "-",
+                "interval": f"{percent(main.low)} to {percent(main.high)}" if main else "",
+                "exact_war": percent(t.exact_war, 3), "exact_surrender": percent(t.exact_surrender, 3),
+                "inside": t.exact_inside,
+                "tie_observed": percent(t.tie.rtp) if t.tie else "no tie bets", "tie_exact": percent(t.exact_tie, 3),
+            }  # fmt: skip
+        tables.append(row)
+    labels = [day.isoformat() for day in play.days]
+    charts = []
+    rounds_per_day = [sum(days[day].rounds for days in play.per_day.values() if day in days) for day in play.days]
+    charts.append(mark_safe(bar_chart_svg(labels, rounds_per_day, title=f"Rounds per day, last {DASHBOARD_DAYS} days",
+                                          value_text=lambda v: count(round(v)))))  # fmt: skip
+    if revenue:
+        for c in currencies:
+            days = play.per_day.get(c, {})
+            ggr = [days[day].ggr if day in days else 0 for day in play.days]
+            charts.append(mark_safe(bar_chart_svg(labels, ggr, title=f"GGR per day, {c}",
+                                                  value_text=lambda v, c=c: money_text(round(v), c))))  # fmt: skip
+        intervals = [(f"{t.table} ({t.currency})", t.main.low, t.main.rtp, t.main.high, t.exact_war)
+                     for t in play.tables if t.main is not None]  # fmt: skip
+        if intervals:
+            charts.append(mark_safe(interval_chart_svg(
+                intervals, title=f"Main bet: observed RTP, last {DASHBOARD_DAYS} days, against the exact figure (war)",
+                value_text=lambda v: percent(v)),
+            ))  # fmt: skip
+    return {"totals": totals, "tables": tables, "charts": charts}
+
+
+@back_office_view(None)
+def dashboard(request):
+    """What an operator opens every morning (the admin's index): play, revenue and the health of
+    the money's way, each part as far as the staff member's role shows it."""
+    now = clock.now()
+    user = request.user
+    can = {name: user.has_perm(permission) for name, permission in
+           (("rounds", ROUNDS), ("revenue", REVENUE), ("webhooks", WEBHOOKS), ("verification", VERIFICATION),
+            ("exclusions", EXCLUSIONS))}  # fmt: skip
+    context = {"can": can, "now": now, "days": DASHBOARD_DAYS}
+    if can["rounds"]:
+        context["play"] = _play_section(dashboard_play(now=now), revenue=can["revenue"])
+        ops = dashboard_operations(now=now)
+        context["operations"] = {
+            "awaiting": count(ops.awaiting), "overdue": count(ops.awaiting_overdue),
+            "has_overdue": ops.awaiting_overdue > 0,
+            "backlog": count(ops.backlog), "oldest_unsettled": age(ops.oldest_unsettled, now),
+            "slow": ops.oldest_unsettled is not None and now - ops.oldest_unsettled > timedelta(seconds=30),
+            "backlog_empty": ops.backlog == 0, "settled_recently_n": ops.settled_recently,
+            "settled_recently": count(ops.settled_recently), "lag_average": duration(ops.lag_average_s),
+            "lag_max": duration(ops.lag_max_s),
+        }  # fmt: skip
+    if can["webhooks"]:
+        hooks = dashboard_webhooks()
+        context["webhooks"] = {"undelivered": count(hooks.undelivered), "failing": count(hooks.failing),
+                               "has_failing": hooks.failing > 0, "oldest_failing": age(hooks.oldest_failing, now),
+                               "by_partner": [(name, count(n)) for name, n in hooks.failing_by_partner]}  # fmt: skip
+    if can["verification"]:
+        context["verification"] = dashboard_verification(now=now)
+    if can["exclusions"]:
+        excluded = dashboard_exclusions(now=now)
+        context["exclusions"] = [(label, count(excluded[kind]), kind) for kind, label in ExclusionKind.choices]
+    return render(request, "admin/dashboard.html", _context(request, "Overview", **context))
+
+
+# --- Reports ------------------------------------------------------------------------------------
+
+
+@back_office_view(REVENUE)
 def reports_index(request):
-    runs = VerificationRun.objects.all()[:30]
+    runs = VerificationRun.objects.all()[:30] if request.user.has_perm(VERIFICATION) else None
     return render(request, "admin/reports/index.html", _context(request, "Reports", groups=list(GROUPS), runs=runs))
 
 
-@back_office_view("casino.view_round")
+def _cells(rows: list[dict]) -> list[list[str]]:
+    """A report's rows as people read them: amounts in their currency, counts with separators."""
+
+    def cell(key, value, row):
+        if key in MONEY_COLUMNS:
+            return money_text(value, row["currency"])
+        return count(value) if key == "rounds" else value
+
+    return [[cell(key, value, row) for key, value in row.items()] for row in rows]
+
+
+@back_office_view(REVENUE)
 def ggr(request):
     by = request.GET.get("by", "day")
     start, end, errors = _dates(request)
@@ -83,24 +245,33 @@ def ggr(request):
     charts = []
     for currency in sorted({row["currency"] for row in rows}):
         mine = [row for row in rows if row["currency"] == currency]
-        svg = bar_chart_svg([row[by] for row in mine], [row["ggr"] / 100 for row in mine],
-                            title=f"GGR by {by}, {currency}")  # fmt: skip
+        svg = bar_chart_svg([row[by] for row in mine], [row["ggr"] for row in mine], title=f"GGR by {by}, {currency}",
+                            value_text=lambda v, c=currency: money_text(round(v), c))  # fmt: skip
         charts.append(mark_safe(svg))
+    columns = [by, "currency", "rounds", "staked", "paid out", "GGR"]
     return render(request, "admin/reports/table.html", _context(
-        request, f"Gross gaming revenue by {by}", rows=rows, columns=list(rows[0]) if rows else [], charts=charts,
-        errors=errors, by=by, groups=list(GROUPS), csv_query=request.GET.urlencode(), report="ggr",
+        request, f"Gross gaming revenue by {by}", rows=_cells(rows), columns=columns,
+        charts=charts, errors=errors, by=by, groups=list(GROUPS), csv_query=request.GET.urlencode(), report="ggr",
     ))  # fmt: skip
 
 
-@back_office_view("casino.view_round")
+@back_office_view(REVENUE)
 def rtp(request):
     start, end, errors = _dates(request)
     rows = rtp_report(start=start, end=end)
     if request.GET.get("format") == "csv":
         return _csv("observed-rtp", rows)
-    for row in rows:
-        row["exact_inside_ci"] = row["ci95_low"] <= row["exact_rtp"] <= row["ci95_high"]
+    cells = [
+        [row["table"], row["rules"], row["bet"], row["currency"], count(row["rounds"]),
+         money_text(row["staked"], row["currency"]), percent(row["observed_rtp"], 3),
+         f"{percent(row['ci95_low'], 3)} to {percent(row['ci95_high'], 3)}", percent(row["exact_rtp"], 3),
+         percent(row["exact_rtp_if_surrendering"], 3) if row["exact_rtp_if_surrendering"] is not None else "-",
+         "yes" if row["ci95_low"] <= row["exact_rtp"] <= row["ci95_high"] else "NO"]
+        for row in rows
+    ]  # fmt: skip
+    columns = ["table", "rules", "bet", "currency", "rounds", "staked", "observed RTP", "95 % interval",
+               "exact RTP (war)", "exact RTP (surrender)", "exact inside the interval"]  # fmt: skip
     return render(request, "admin/reports/table.html", _context(
-        request, "Observed return to player per table and bet", rows=rows, columns=list(rows[0]) if rows else [],
-        charts=[], errors=errors, csv_query=request.GET.urlencode(), report="rtp",
+        request, "Observed return to player per table and bet", rows=cells, columns=columns, charts=[],
+        errors=errors, csv_query=request.GET.urlencode(), report="rtp",
     ))  # fmt: skip

@@ -126,9 +126,27 @@ class ShoeState(models.Model):
 
 
 class RoundStatus(models.TextChoices):
-    AWAITING_DECISION = "awaiting_decision"
-    RESOLVED = "resolved"
-    SETTLED = "settled"
+    AWAITING_DECISION = "awaiting_decision", "Awaiting decision"
+    RESOLVED = "resolved", "Resolved, settling"
+    SETTLED = "settled", "Settled"
+
+
+class RoundOutcome(models.TextChoices):
+    """The engine's outcomes (`casino.engine.Outcome`) in the words the back office shows."""
+
+    WIN = "win", "Won"
+    LOSE = "lose", "Lost"
+    SURRENDER = "surrender", "Surrendered"
+    WAR_WIN = "war_win", "Won the war"
+    WAR_LOSE = "war_lose", "Lost the war"
+    WAR_TIE = "war_tie", "Tie in the war (won)"
+
+
+class RoundDecision(models.TextChoices):
+    """The engine's actions on a tie (`casino.engine.Action`)."""
+
+    WAR = "war", "Go to war"
+    SURRENDER = "surrender", "Surrender"
 
 
 class Round(models.Model):
@@ -147,13 +165,13 @@ class Round(models.Model):
     burned = models.CharField(max_length=20, blank=True)
     war_player_card = models.CharField(max_length=2, blank=True)
     war_dealer_card = models.CharField(max_length=2, blank=True)
-    decision = models.CharField(max_length=10, blank=True)
+    decision = models.CharField(max_length=10, blank=True, choices=RoundDecision.choices)
     decided_by_type = models.CharField(max_length=10, blank=True)  # player, partner, system
     decided_by_id = models.CharField(max_length=64, blank=True)
     decided_at = models.DateTimeField(null=True, blank=True)
     decision_deadline = models.DateTimeField(null=True, blank=True)
     decision_timed_out = models.BooleanField(default=False)
-    outcome = models.CharField(max_length=10, blank=True)
+    outcome = models.CharField(max_length=10, blank=True, choices=RoundOutcome.choices)
     nets = models.JSONField(default=dict, blank=True)
     net = models.BigIntegerField(null=True, blank=True)
     payout = models.BigIntegerField(null=True, blank=True)
@@ -201,6 +219,11 @@ class WebhookDelivery(models.Model):
 
     class Meta:
         verbose_name_plural = "webhook deliveries"
+        # The deliveries still to make, without reading every delivered one: the dispatcher's due
+        # deliveries and the dashboard's failing ones.
+        indexes = [
+            models.Index(fields=["next_attempt_at"], condition=Q(delivered_at__isnull=True), name="webhook_undelivered")
+        ]
 
     def __str__(self) -> str:
         return f"{self.event_type} {self.id} to {self.partner}"
@@ -252,3 +275,56 @@ class Match(models.Model):
 
     def __str__(self) -> str:
         return f"{self.preset} match {self.id}"
+
+
+class RoundHour(models.Model):
+    """An hour (UTC) whose rounds are summed up in `RoundHourTotal` rows. Written once, after the hour
+    is over: a round counts in the hour its outcome became known (`resolved_at`, which never changes)."""
+
+    hour = models.DateTimeField(primary_key=True)
+    summed_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"rounds of {self.hour:%Y-%m-%d %H}h summed at {self.summed_at:%Y-%m-%d %H:%M}"
+
+
+class RoundHourTotal(models.Model):
+    """The rounds resolved in one UTC hour, summed per table, partner, currency and the rules that
+    set the odds: what the dashboard and the reports read for finished hours instead of the rounds
+    themselves (casino/reports.py computes them from the rounds' index once the hour is over).
+
+    A round's return per unit of its main bet is r = 1 + (nets of main, raise and bonus) / main (a
+    lost war gives -1); the sums of r and r² give the observed RTP and its interval, as the odds
+    module counts RTP. Likewise for the tie bet, per unit of the tie bet."""
+
+    hour = models.DateTimeField()
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+")
+    partner = models.ForeignKey("accounts.Partner", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    currency = models.CharField(max_length=3)
+    decks = models.PositiveSmallIntegerField()
+    tie_pays = models.PositiveSmallIntegerField()
+    tie_after_tie_bonus = models.BooleanField()
+    rounds = models.PositiveBigIntegerField()
+    staked = models.BigIntegerField(help_text="Main, raise and tie bets (minor units)")
+    paid = models.BigIntegerField(help_text="Paid back to the players' wallets (minor units)")
+    main_staked = models.BigIntegerField(help_text="Main bets and raises (minor units)")
+    main_return_sum = models.FloatField()
+    main_return_squares = models.FloatField()
+    tie_rounds = models.PositiveBigIntegerField()
+    tie_staked = models.BigIntegerField()
+    tie_return_sum = models.FloatField()
+    tie_return_squares = models.FloatField()
+
+    class Meta:
+        constraints = [
+            # An hour's totals are written once: a concurrent summing of the same hour inserts nothing.
+            models.UniqueConstraint(
+                fields=["hour", "table", "partner", "currency", "decks", "tie_pays", "tie_after_tie_bonus"],
+                nulls_distinct=False, name="roundhourtotal_one_per_group",
+            )
+        ]
+        # Revenue (stakes, GGR, return to player) is the operator's and the auditor's, not support's.
+        permissions = [("view_revenue", "Can see stakes, revenue (GGR) and return to player")]
+
+    def __str__(self) -> str:
+        return f"{self.hour:%Y-%m-%d %H}h {self.table_id} {self.currency}: {self.rounds} rounds"

@@ -3,7 +3,7 @@
 (placing, deciding, settling): docs/BENCHMARKS.md has the figures that asked for them. The rest of
 the casino reads and writes through the ORM.
 
-The writes are functions of the schema (`migrations/0005_round_functions.py`); they move money
+The writes are functions of the schema (`migrations/0008_round_functions.py`); they move money
 only through the ledger's `ledger_post_entry` and record audit events through `core_audit_record`.
 """
 

@@ -3,6 +3,7 @@ make a worker killed mid-task harmless: the message is delivered again and chang
 
 from celery import shared_task
 
+from casino.reports import round_hours_sum_up
 from casino.services.matches import matches_purge
 from casino.services.rounds import rounds_decide_timed_out
 from casino.services.settlement import SETTLE_DUE_TASK, round_settle, rounds_settle_due, rounds_settle_overdue
@@ -43,3 +44,8 @@ def deliver_due_webhooks_task() -> int:
 @shared_task(name="casino.purge_matches")
 def purge_matches_task() -> int:
     return matches_purge()
+
+
+@shared_task(name="casino.sum_up_round_hours")
+def sum_up_round_hours_task() -> int:
+    return round_hours_sum_up()

@@ -1,13 +1,15 @@
-import functools
-import logging
 import os
 
 from celery import Celery
 from celery.signals import task_postrun, task_prerun
 from django.db import close_old_connections
-from kombu.transport import redis as kombu_redis
+
+from config.kombu_redis import kombu_redis_workarounds_install
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+# Workers ride out broker outages only with these (config/kombu_redis.py says why).
+kombu_redis_workarounds_install()
 
 app = Celery("casino_war")
 app.config_from_object("django.conf:settings", namespace="CELERY")
@@ -24,33 +26,3 @@ def keep_database_connections(task=None, **kwargs) -> None:
     if task is not None and getattr(task.request, "is_eager", False):
         return
     close_old_connections()
-
-
-logger = logging.getLogger(__name__)
-
-
-def _dropped_on_a_closed_channel(method):
-    """An acknowledgement (or rejection) of a message whose channel is closed is dropped.
-
-    Tasks are acknowledged late. When the broker connection drops, the worker closes it (its
-    channels are marked closed; their unacknowledged messages are restored, or come back after the
-    visibility timeout) and connects anew, while the tasks it had started run on; each then
-    acknowledges on its old, closed channel. kombu's Redis transport (5.7.0) does not refuse that:
-    the channel rebuilds a connection pool from a transport it has already detached, and the
-    worker dies with `AttributeError: 'NoneType' object has no attribute 'hostname'` (or waits out
-    a socket timeout on a connection that is gone). The message runs again, which every task of
-    the service allows (docs/RELIABILITY.md)."""
-
-    @functools.wraps(method)
-    def guarded(self, delivery_tag, *args, **kwargs):
-        if self.closed:
-            logger.warning("broker connection was lost: %s of %s dropped (it will run again)", method.__name__,
-                           delivery_tag)  # fmt: skip
-            return None
-        return method(self, delivery_tag, *args, **kwargs)
-
-    return guarded
-
-
-kombu_redis.Channel.basic_ack = _dropped_on_a_closed_channel(kombu_redis.Channel.basic_ack)
-kombu_redis.Channel.basic_reject = _dropped_on_a_closed_channel(kombu_redis.Channel.basic_reject)

@@ -53,7 +53,6 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's files, served from here (no CDN)
     "csp",
@@ -77,6 +76,7 @@ MIDDLEWARE = [
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
+    "core.middleware.ProductErrorPagesMiddleware",  # the product's 404 and 500 pages with DEBUG on too
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -214,12 +214,13 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 1
 CELERY_BROKER_TRANSPORT_OPTIONS["socket_connect_timeout"] = 1
 CELERY_BROKER_TRANSPORT_OPTIONS["socket_timeout"] = 2
 # Workers ride out broker outages (docs/RELIABILITY.md): they retry the broker for ever (by default
-# a worker exits after 100 failed attempts), drop acknowledgements meant for a connection that is
-# gone (config/celery.py), and run without gossip and mingle (compose, bin/serve, RELIABILITY):
-# the service uses neither, and their broadcast channels break on outages (kombu's "'NoneType'
-# object has no attribute ..." family of defects, still in 5.7.0). They keep the heartbeat: its
-# timer wakes the worker's event loop, which then asks for messages again after a broker call
-# failed; without it a worker reconnected after an outage and consumed nothing more.
+# a worker exits after 100 failed attempts), close a channel whose connection is gone and drop
+# acknowledgements meant for it (config/kombu_redis.py), and run without gossip and mingle
+# (compose, bin/serve, RELIABILITY): the service uses neither, and their broadcast channels break
+# on outages (kombu's "'NoneType' object has no attribute ..." family of defects, still in
+# 5.7.0). They keep the heartbeat: its timer wakes the worker's event loop, which then asks for
+# messages again after a broker call failed; without it a worker reconnected after an outage and
+# consumed nothing more.
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_BEAT_SCHEDULE = {
@@ -228,7 +229,10 @@ CELERY_BEAT_SCHEDULE = {
     "deliver-due-webhooks": {"task": "casino.deliver_due_webhooks", "schedule": 10.0},
     "purge-idempotency-records": {"task": "core.purge_idempotency_records", "schedule": crontab(minute=17)},
     "purge-partner-nonces": {"task": "accounts.purge_partner_nonces", "schedule": crontab(minute=19)},
+    "purge-idle-tokens": {"task": "accounts.purge_idle_tokens", "schedule": crontab(minute=21)},
     "purge-war-matches": {"task": "casino.purge_matches", "schedule": crontab(minute=23, hour=4)},
+    # The back office's hourly totals: each hour of rounds is summed up once, soon after it ends.
+    "sum-up-round-hours": {"task": "casino.sum_up_round_hours", "schedule": crontab(minute=12)},
     "ledger-seal": {"task": "ledger.tasks.ledger_seal_task", "schedule": 5.0},
     "ledger-verify-nightly": {
         "task": "ledger.tasks.ledger_verify_task",
@@ -253,6 +257,8 @@ STAFF_LOGIN_URL = "/admin/login/"
 # Staff sign in with a TOTP code as well as a password, and are signed out when idle.
 OTP_TOTP_ISSUER = "Casino War"
 STAFF_SESSION_IDLE_MINUTES = int(os.environ.get("STAFF_SESSION_IDLE_MINUTES", "15"))
+# Players' API tokens end after this long unused (accounts/tokens.py).
+API_TOKEN_IDLE_MINUTES = int(os.environ.get("API_TOKEN_IDLE_MINUTES", "60"))
 # Play money: players top their wallets up themselves. Only when asked for (bin/serve, the demo,
 # sets PLAY_MONEY=true); a real-money casino never turns it on.
 PLAY_MONEY = env_bool("PLAY_MONEY", default=False)

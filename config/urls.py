@@ -14,6 +14,7 @@ urlpatterns = [
     path("healthz", health.ready, name="healthz"),  # readiness, as the image's health check expects
     path("healthz/ready", health.ready, name="healthz-ready"),
     path("healthz/live", health.live, name="healthz-live"),
+    path("admin/", backoffice.dashboard, name="dashboard"),  # the admin's index: the operators' overview
     path("admin/reports/", backoffice.reports_index, name="reports"),
     path("admin/reports/ggr/", backoffice.ggr, name="reports-ggr"),
     path("admin/reports/rtp/", backoffice.rtp, name="reports-rtp"),

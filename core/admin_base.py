@@ -1,4 +1,7 @@
+"""What every app's admin shares: read-only model admins, small tables and short ids."""
+
 from django.contrib import admin
+from django.utils.html import format_html, format_html_join
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -12,3 +15,24 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+def html_table(headers, rows, *, empty: str = "none"):
+    """A small table inside a detail page (a round's bets, a player's wallet lines)."""
+    body = (
+        format_html_join("", "<tr>" + "<td>{}</td>" * len(headers) + "</tr>", rows)
+        if rows
+        else format_html('<tr><td colspan="{}">{}</td></tr>', len(headers), empty)
+    )
+    return format_html(
+        '<table class="detail-table"><thead><tr>{}</tr></thead><tbody>{}</tbody></table>',
+        format_html_join("", "<th>{}</th>", ((h,) for h in headers)),
+        body,
+    )
+
+
+def short_id(value) -> str:
+    """A long id (a UUID, a hash) as its first 8 characters on one line, the whole id on hover
+    (detail pages show it whole)."""
+    text = str(value)
+    return format_html('<span class="short-id" title="{}">{}</span>', text, text[:8])

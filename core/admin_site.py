@@ -1,22 +1,72 @@
 """The back office's admin site: staff sign in with a password and a TOTP code (django-otp).
 
-A staff member without a verified second factor is, for the admin, not staff at all. A wrong or
-missing code is recorded in the audit log like a wrong password.
+A staff member without a verified second factor is, for the admin, not staff at all. Every failed
+sign-in is audited (a wrong name or password by accounts' receiver of Django's signal, the rest
+here) and counted per address and username: beyond STAFF_SIGN_IN_FAILURES_ALLOWED in the window
+every attempt is refused (429), the right one too. Whatever failed, the form says the same thing,
+so it never tells that a password was right.
 """
 
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy
 from django_otp.admin import OTPAdminAuthenticationForm, OTPAdminSite
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from core.attempts import attempt_failed, attempts_clear, attempts_exhausted
 from core.audit import audit_record
+
+STAFF_SIGN_IN_FAILURES_ALLOWED = 10  # per address and username, per 15 minutes: as players' sign-ins
+SIGN_IN_REFUSED = gettext_lazy("Enter the username, the password and the current code of a staff account.")
+SIGN_IN_THROTTLED = gettext_lazy("Too many failed attempts. Wait a few minutes and try again.")
 
 
 class StaffSignInForm(OTPAdminAuthenticationForm):
+    # What the form shows: a staff member holds one authenticator (`staff_totp`), so the form asks
+    # for its six-digit code only: no device menu, no challenge button (templates/admin/staff_sign_in.html).
+    otp_device = None
+    otp_challenge = None
+    otp_token = forms.CharField(
+        required=False, label="Six-digit code",
+        help_text="From the authenticator app set up with bin/manage staff_totp.",
+        widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric", "pattern": "[0-9]{6}",
+                                      "maxlength": 6, "required": True, "aria-describedby": "otp-token-help"}),
+    )  # fmt: skip
+
+    def _address(self) -> str:
+        return (self.request.META.get("REMOTE_ADDR", "") if self.request else "")[:45]
+
+    def _audit(self, action: str, username: str, user=None) -> None:
+        audit_record(actor_type="anonymous", actor_id=username or "-", action=action, obj_type="user",
+                     obj_id=user.pk if user is not None else username or "-", ip=self._address())  # fmt: skip
+
+    def clean(self):
+        username = str(self.cleaned_data.get("username") or "")
+        attempts = f"staff-signin:{self._address()}:{username.lower()}"
+        if attempts_exhausted(key=attempts, limit=STAFF_SIGN_IN_FAILURES_ALLOWED):
+            self._audit("sign_in.throttled", username)
+            raise forms.ValidationError(SIGN_IN_THROTTLED, code="throttled")
+        try:
+            cleaned_data = super().clean()
+        except forms.ValidationError:
+            user, self.user_cache = self.user_cache, None  # the page shows nothing a right password would
+            self.data = self.data.copy()
+            self.data["otp_token"] = ""  # a code is asked for afresh
+            if user is not None and not (user.is_active and user.is_staff):
+                self._audit("sign_in.not_staff", username, user)
+            attempt_failed(key=attempts)
+            raise forms.ValidationError(SIGN_IN_REFUSED, code="invalid_login") from None
+        if self.user_cache is not None:
+            attempts_clear(key=attempts)
+        return cleaned_data
+
+    def _update_form(self, user):
+        """django-otp lists the user's devices and keeps the typed password once the password is
+        right; the refused form stays as it was, whatever was right."""
+
     def _chosen_device(self, user):
         """Staff hold one authenticator (`staff_totp`): use it unless the form named another."""
-        from django_otp.plugins.otp_totp.models import TOTPDevice
-
         device = super()._chosen_device(user)
         if device is None:
             device = TOTPDevice.objects.filter(user=user, confirmed=True).order_by("pk").first()
@@ -27,16 +77,22 @@ class StaffSignInForm(OTPAdminAuthenticationForm):
             super().clean_otp(user)
         except forms.ValidationError:
             if user is not None:
-                ip = (self.request.META.get("REMOTE_ADDR", "") if self.request else "")[:45]
-                audit_record(actor_type="anonymous", actor_id=user.username, action="sign_in.second_factor_failed",
-                             obj_type="user", obj_id=user.pk, ip=ip)  # fmt: skip
+                self._audit("sign_in.second_factor_failed", user.username, user)
             raise
 
 
 class CasinoAdminSite(OTPAdminSite):
     login_form = StaffSignInForm
+    login_template = "admin/staff_sign_in.html"
     site_header = "Casino War back office"
     site_title = "Casino War back office"
 
     def __init__(self, name: str = "admin") -> None:
         super().__init__(name)
+
+    def login(self, request, extra_context=None):
+        response = super().login(request, extra_context)
+        form = (getattr(response, "context_data", None) or {}).get("form")
+        if form is not None and any(error.code == "throttled" for error in form.non_field_errors().as_data()):
+            response.status_code = 429
+        return response

@@ -1,4 +1,5 @@
-"""Staff sessions end after a period without activity (players' sessions follow SESSION_COOKIE_AGE)."""
+"""Staff sessions end after a period without activity (players' sessions follow SESSION_COOKIE_AGE);
+error pages look like the product's, even on a demo server with DEBUG on."""
 
 from __future__ import annotations
 
@@ -7,11 +8,20 @@ import time
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
+from django.core import signals
+from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
+from django.http import Http404
+from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import redirect
+from django.utils.log import log_response
+from django.views.defaults import page_not_found
 
 from core.audit import audit_record
+from core.problems import server_error
 
 LAST_SEEN = "staff_last_seen"
+# What Django answers with a 4xx of its own (403 page, 400) rather than a 500.
+CLIENT_ERRORS = (Http404, PermissionDenied, BadRequest, SuspiciousOperation, MultiPartParserError)
 
 
 class StaffSessionTimeoutMiddleware:
@@ -31,3 +41,36 @@ class StaffSessionTimeoutMiddleware:
                 return redirect(f"{settings.STAFF_LOGIN_URL}?next={request.path}")
             request.session[LAST_SEEN] = now
         return self.get_response(request)
+
+
+class ProductErrorPagesMiddleware:
+    """With DEBUG on (`bin/serve`'s demo server), Django answers a missing page with its debug page
+    listing every URL pattern, and an error with a traceback. Here they are the product's 404 and
+    500 pages (`404.html`, `500.html`; under /api/ a 500 is problem+json), as with DEBUG off; the
+    traceback still goes to the log. With DEBUG off Django's own handlers already do this.
+
+    Between the CSRF and authentication middleware: the CSRF cookie of a page rendered here is set on
+    the way out, and CommonMiddleware (outside) still turns a 404 into its slash-appending redirect."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if settings.DEBUG and response.status_code == 404 and self._is_debug_page(response):
+            return page_not_found(request, Http404())
+        return response
+
+    @staticmethod
+    def _is_debug_page(response) -> bool:
+        # With DEBUG on every HTML 404 is Django's debug page: no view of the service answers 404 in HTML itself.
+        return response.get("Content-Type", "").startswith("text/html")
+
+    def process_exception(self, request, exception):
+        if not settings.DEBUG or isinstance(exception, CLIENT_ERRORS):
+            return None  # DEBUG off: Django's handlers answer; so they do for 4xx (a 404 is replaced above)
+        signals.got_request_exception.send(sender=None, request=request)
+        response = server_error(request)
+        log_response("%s: %s", response.reason_phrase, request.path, response=response, request=request,
+                     exception=exception)  # fmt: skip
+        return response

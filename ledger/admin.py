@@ -3,13 +3,20 @@
 Adjustments are the one way staff move money: proposed here, approved by someone else.
 """
 
+import csv
+import itertools
 import json
 
+from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, StreamingHttpResponse
+from django.urls import path, reverse
 from django.utils.html import format_html
 
-from core.admin_base import ReadOnlyAdmin
+from core.admin_base import ReadOnlyAdmin, html_table, short_id
 from core.errors import ServiceError
+from ledger.admin_money import MoneyField, money_column, money_text
 from ledger.models import (
     Account,
     Adjustment,
@@ -19,13 +26,65 @@ from ledger.models import (
     Posting,
     VerificationRun,
 )
-from ledger.money import Money
+from ledger.money import money_decimal
+from ledger.selectors import account_lines
 from ledger.services import adjustment_approve, adjustment_propose, adjustment_reject
+
+SUMMARY_COUNTS = (("entries", "journal entries"), ("postings", "postings"), ("accounts", "accounts"),
+                  ("unsealed_entries", "entries not sealed yet"))  # fmt: skip
+CHECK_WORDS = {
+    "entries_balance": "Every entry balances, per currency",
+    "entries_have_postings": "Every entry has at least two postings",
+    "cached_balances": "Every cached balance equals the sum of its postings",
+    "wallets_not_negative": "No wallet or money in play is below zero",
+    "hash_chain": "The hash chain links every sealed entry and matches its content",
+    "zero_sum_per_currency": "All postings of a currency sum to zero",
+}
+LINES_SHOWN = 50
+
+
+def account_lines_html(account: Account) -> str:
+    """The account's last lines, newest first in the order its balance changed (each line's balance
+    after, less its amount, is the next line's), and a link to all of them as CSV."""
+    rows = [
+        (line.entry.created_at.strftime("%Y-%m-%d %H:%M:%S"), line.entry.get_kind_display(),
+         money_text(line.signed_amount, line.currency), money_text(line.balance_after, line.currency),
+         format_html("{} {}", line.entry.reference_type, short_id(line.entry.reference_id))
+         if line.entry.reference_id else "-")
+        for line in account_lines(account=account)[:LINES_SHOWN]
+    ]  # fmt: skip
+    table = html_table(("when", "kind", "amount", "balance after", "reference"), rows)
+    csv_url = reverse("admin:ledger_account_lines_csv", args=[account.pk])
+    return format_html('{}<p><a href="{}">All lines (CSV)</a></p>', table, csv_url)
+
+
+class _Echo:
+    def write(self, value: str) -> str:
+        return value
+
+
+def account_lines_csv(account: Account) -> StreamingHttpResponse:
+    """Every line of the account, newest first in the order its balance changed, amounts as decimals
+    of major units beside their currency (as the report exports); streamed: a house account has many."""
+    writer = csv.writer(_Echo())
+    header = ["posting", "entry", "created_at", "kind", "reference_type", "reference_id", "amount", "balance_after",
+              "currency"]  # fmt: skip
+    rows = (
+        [line.pk, line.entry_id, line.entry.created_at.isoformat(), line.entry.kind, line.entry.reference_type,
+         line.entry.reference_id, money_decimal(line.signed_amount), money_decimal(line.balance_after),
+         line.currency]
+        for line in account_lines(account=account).iterator(chunk_size=2000)
+    )  # fmt: skip
+    response = StreamingHttpResponse(
+        (writer.writerow(row) for row in itertools.chain([header], rows)), content_type="text/csv; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="account-{account.pk}-lines.csv"'
+    return response
 
 
 class PostingInline(admin.TabularInline):
     model = Posting
-    fields = ("account", "direction", "amount", "currency", "balance_after")
+    fields = ("account", "direction", "amount_money", "balance_after_money")
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -35,6 +94,9 @@ class PostingInline(admin.TabularInline):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    amount_money = money_column("amount", "amount")
+    balance_after_money = money_column("balance_after", "balance after")
 
 
 @admin.register(Account)
@@ -48,9 +110,27 @@ class AccountAdmin(ReadOnlyAdmin):
     def owner(self, obj):
         return obj.player or obj.partner or "system"
 
-    @admin.display(description="balance", ordering="balance")
-    def balance_display(self, obj):
-        return str(Money(obj.balance, obj.currency))
+    balance_display = money_column("balance", "balance")
+    fields = ("kind", "currency", "player", "partner", "shard", "balance_display", "created_at")
+    readonly_fields = ("balance_display",)
+
+    readonly_fields = ("lines",)
+
+    @admin.display(description=f"last {LINES_SHOWN} lines")
+    def lines(self, obj):
+        return account_lines_html(obj)
+
+    def get_urls(self):
+        csv_view = self.admin_site.admin_view(self.lines_csv_view)
+        return [path("<path:object_id>/lines.csv", csv_view, name="ledger_account_lines_csv"), *super().get_urls()]
+
+    def lines_csv_view(self, request, object_id):
+        account = self.get_object(request, object_id)
+        if account is None:
+            raise Http404("no such account")
+        if not self.has_view_permission(request, account):
+            raise PermissionDenied
+        return account_lines_csv(account)
 
 
 @admin.register(JournalEntry)
@@ -61,8 +141,7 @@ class JournalEntryAdmin(ReadOnlyAdmin):
         "kind",
         "actor_type",
         "actor_id",
-        "reference_type",
-        "reference_id",
+        "reference",
         "reason",
     )
     list_filter = ("kind", "actor_type", "reference_type")
@@ -70,19 +149,33 @@ class JournalEntryAdmin(ReadOnlyAdmin):
     date_hierarchy = "created_at"
     inlines = [PostingInline]
 
+    @admin.display(description="reference", ordering="reference_id")
+    def reference(self, obj):
+        if not obj.reference_id:
+            return "-"
+        return format_html("{} {}", obj.reference_type, short_id(obj.reference_id))
+
 
 @admin.register(Posting)
 class PostingAdmin(ReadOnlyAdmin):
-    list_display = ("id", "entry", "account", "direction", "amount", "currency", "balance_after")
+    list_display = ("id", "entry", "account", "direction", "amount_money", "balance_after_money")
     list_filter = ("direction", "currency", "account__kind")
     search_fields = ("=entry__id", "=account__id", "account__player__user__username")
-    list_select_related = ("entry", "account")
+    list_select_related = ("entry", "account__player__user", "account__partner")
+    amount_money = money_column("amount", "amount")
+    balance_after_money = money_column("balance_after", "balance after")
+    fields = ("entry", "account", "direction", "amount_money", "balance_after_money")
+    readonly_fields = ("amount_money", "balance_after_money")
 
 
 @admin.register(EntrySeal)
 class EntrySealAdmin(ReadOnlyAdmin):
-    list_display = ("sequence", "entry", "hash", "sealed_at")
+    list_display = ("sequence", "entry", "short_hash", "sealed_at")
     search_fields = ("hash", "=entry__id")
+
+    @admin.display(description="hash", ordering="hash")
+    def short_hash(self, obj):
+        return short_id(obj.hash)
 
 
 @admin.register(VerificationRun)
@@ -94,8 +187,8 @@ class VerificationRunAdmin(ReadOnlyAdmin):
 
     @admin.display(description="result", ordering="ok")
     def result(self, obj):
-        colour, text = ("#0a6b2e", "all invariants hold") if obj.ok else ("#b00020", "PROBLEMS FOUND")
-        return format_html('<strong style="color:{}">{}</strong>', colour, text)
+        verdict, text = ("ok", "all invariants hold") if obj.ok else ("problems", "PROBLEMS FOUND")
+        return format_html('<strong class="verdict {}">{}</strong>', verdict, text)
 
     @admin.display(description="duration")
     def duration(self, obj):
@@ -103,7 +196,29 @@ class VerificationRunAdmin(ReadOnlyAdmin):
 
     @admin.display(description="summary")
     def summary_pretty(self, obj):
-        return format_html("<pre>{}</pre>", json.dumps(obj.summary, indent=2))
+        summary = obj.summary or {}
+        counts = [(label, f"{summary[key]:,}") for key, label in SUMMARY_COUNTS if key in summary]
+        checks = []
+        for name, check in (summary.get("checks") or {}).items():
+            result = "holds" if check.get("ok") else f"{check.get('problems', '?')} problem(s)"
+            details = []
+            if "sealed" in check:
+                details.append(f"{check['sealed']:,} entries sealed")
+            for currency, total in sorted((check.get("totals") or {}).items()):
+                details.append(f"{currency}: {money_text(total, currency)}")
+            examples = ", ".join(json.dumps(example, sort_keys=True) for example in check.get("examples") or [])
+            checks.append((CHECK_WORDS.get(name, name), result, "; ".join(details) or "-", examples or "-"))
+        return format_html("{}{}", html_table(("counted", "number"), counts),
+                           html_table(("invariant", "result", "details", "examples of problems"), checks))  # fmt: skip
+
+
+class AdjustmentForm(forms.ModelForm):
+    amount = MoneyField(allow_negative=True, label="Amount",
+                        help_text="In the player's currency: 25.00 credits the player, -25.00 debits")  # fmt: skip
+
+    class Meta:
+        model = Adjustment
+        fields = ("player", "amount", "reason")
 
 
 @admin.register(Adjustment)
@@ -124,9 +239,18 @@ class AdjustmentAdmin(admin.ModelAdmin):
     raw_id_fields = ("player",)
     actions = ("approve_selected", "reject_selected")
 
-    @admin.display(description="amount")
-    def amount_display(self, obj):
-        return str(Money(obj.amount, obj.currency))
+    amount_display = money_column("amount", "amount")
+    readonly_fields = ("amount_display", "status", "proposed_by", "proposed_at", "decided_by", "decided_at", "entry")
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return self.fields  # a proposal: who, how much, why
+        return ("player", "amount_display", "reason", "status", "proposed_by", "proposed_at", "decided_by",
+                "decided_at", "entry")  # fmt: skip
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        kwargs["form"] = AdjustmentForm
+        return super().get_form(request, obj, change, **kwargs)
 
     def has_change_permission(self, request, obj=None):
         return False if obj is not None else super().has_change_permission(request, obj)

@@ -13,6 +13,7 @@ from django.db import models
 from django.db.models import Q
 
 from core.actors import ActorType
+from ledger.money import format_money
 
 
 class AccountKind(models.TextChoices):
@@ -130,7 +131,7 @@ class Posting(models.Model):
         indexes = [models.Index(fields=["account", "id"], name="ledger_posting_account_line")]
 
     def __str__(self) -> str:
-        return f"{self.get_direction_display()} {self.amount} {self.currency} on account {self.account_id}"
+        return f"{self.get_direction_display()} {format_money(self.amount, self.currency)} on account {self.account_id}"
 
     @property
     def signed_amount(self) -> int:
@@ -202,4 +203,4 @@ class Adjustment(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Adjustment #{self.pk} {self.amount} {self.currency} for {self.player}"
+        return f"Adjustment #{self.pk} {format_money(self.amount, self.currency)} for {self.player}"

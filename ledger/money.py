@@ -96,13 +96,14 @@ def _language(language: str | None) -> str:
     return language or get_language() or "en"
 
 
-def format_number(value: int, *, language: str | None = None, decimals: int = 0) -> str:
-    """An integer count of 10**-decimals units, e.g. 123450 with decimals=2 -> 1,234.50 or 1.234,50."""
+def format_number(value: int, *, language: str | None = None, decimals: int = 0, grouped: bool = True) -> str:
+    """An integer count of 10**-decimals units, e.g. 123450 with decimals=2 -> 1,234.50 or 1.234,50
+    (1234.50 or 1234,50 not `grouped`: what a person types into a form)."""
     thousands, decimal = _separators(_language(language))
     sign = "-" if value < 0 else ""
     units, fraction = divmod(abs(value), 10**decimals)
-    grouped = f"{units:,}".replace(",", thousands)
-    return f"{sign}{grouped}{decimal}{fraction:0{decimals}d}" if decimals else f"{sign}{grouped}"
+    whole = f"{units:,}".replace(",", thousands) if grouped else str(units)
+    return f"{sign}{whole}{decimal}{fraction:0{decimals}d}" if decimals else f"{sign}{whole}"
 
 
 def format_money(minor: int, currency: str, *, language: str | None = None) -> str:
@@ -118,6 +119,12 @@ def format_money(minor: int, currency: str, *, language: str | None = None) -> s
     if not language or language.startswith("en"):
         return f"{sign}{symbol}{number}"
     return f"{sign}{number} {symbol}"
+
+
+def money_decimal(minor: int) -> str:
+    """Minor units as a plain decimal number of major units ("-1234.50"): how machines read an
+    amount (CSV exports), beside a column that names its currency."""
+    return format_number(minor, language="en", decimals=MINOR_DIGITS, grouped=False)
 
 
 def parse_money(text: str, *, language: str | None = None) -> int:

@@ -69,3 +69,8 @@ def entries_for_reference(*, reference_type: str, reference_id: str):
         .prefetch_related("postings__account")
         .order_by("id")
     )
+
+
+def player_money_ever_moved(*, player) -> bool:
+    """Whether any of the player's accounts (in any currency) ever had a posting."""
+    return Posting.objects.filter(account__player=player).exists()

@@ -7,7 +7,6 @@ from datetime import timedelta
 from django.contrib.sessions.models import Session
 from django.db import transaction
 from django.utils.translation import gettext, gettext_lazy
-from rest_framework.authtoken.models import Token
 
 from core import clock
 from core.actors import Actor
@@ -17,6 +16,7 @@ from ledger.models import Account, AccountKind
 from ledger.money import format_money
 from protection.models import PERIOD_DAYS, Exclusion, ExclusionKind, LimitKind, LimitPeriod, PlayerLimit, RealityCheck
 from protection.selectors import MEASURES, exclusion_active, limit_in_force, stake_guards
+from protection.signals import exclusion_started
 
 COOLING_OFF = timedelta(hours=24)
 TIMEOUT_DAYS = (1, 42)  # one day to six weeks
@@ -81,13 +81,14 @@ def exclusion_start(
             requested_by_type=actor.type, requested_by_id=actor.id,
         )  # fmt: skip
         _sign_out(player.user)
+        exclusion_started.send(sender=Exclusion, player=player, exclusion=exclusion, actor=actor)
         audit_record(actor_type=actor.type, actor_id=actor.id, action="exclusion.started", obj_type="player",
                      obj_id=player.pk, kind=kind.value, ends_at=exclusion.ends_at.isoformat())  # fmt: skip
     return exclusion
 
 
 def _sign_out(user) -> None:
-    Token.objects.filter(user=user).delete()
+    """End the player's web sessions (its API tokens end on `exclusion_started`, in accounts)."""
     for session in Session.objects.filter(expire_date__gt=clock.now()).iterator():
         if str(session.get_decoded().get("_auth_user_id")) == str(user.pk):
             session.delete()

@@ -93,10 +93,9 @@ def player(db):
 
 @pytest.fixture
 def player_client(client, player):
-    from rest_framework.authtoken.models import Token
+    from accounts.tokens import token_issue
 
-    token, _ = Token.objects.get_or_create(user=player.user)
-    client.defaults["HTTP_AUTHORIZATION"] = f"Token {token.key}"
+    client.defaults["HTTP_AUTHORIZATION"] = f"Token {token_issue(user=player.user)}"
     return client
 
 

@@ -5,6 +5,7 @@ from web import views
 app_name = "web"
 urlpatterns = [
     path("", views.lobby, name="lobby"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("rules/", views.rules, name="rules"),
     path("signup/", views.signup, name="signup"),
     path("signin/", views.signin, name="signin"),

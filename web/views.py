@@ -14,6 +14,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -23,10 +24,10 @@ from django.views.decorators.http import require_POST
 
 from accounts.services import (
     PLAY_MONEY_TOP_UPS,
+    player_authenticate,
     player_language_set,
     player_play_money_top_up,
     player_signup,
-    user_authenticate,
 )
 from casino.engine import InvalidRulesError
 from casino.engine.war import build_rules
@@ -40,6 +41,7 @@ from casino.selectors import (
     table_representation,
     war_presets,
 )
+from casino.services.rounds import rounds_decide_overdue_for_player
 from core.actors import Actor
 from core.api import validated
 from core.errors import InvalidInput, ServiceError, TooManyAttempts
@@ -51,6 +53,11 @@ from protection.serializers import ExclusionStartSerializer, LimitSetSerializer,
 from protection.services import exclusion_start, limit_set, reality_check_set, session_start
 from web.chips import chip_values
 from web.forms import SignInForm, SignUpForm
+
+
+def favicon(request):
+    """`/favicon.ico`, which browsers ask for on pages that name no icon (API documents, files)."""
+    return redirect(static("web/favicon.ico"))  # not permanent: the static name changes with the file
 
 
 def player_required(view):
@@ -110,21 +117,19 @@ def signin(request):
     status = 200
     if request.method == "POST" and form.is_valid():
         try:
-            user = user_authenticate(
+            player = player_authenticate(
                 request=request, username=form.cleaned_data["username"], password=form.cleaned_data["password"]
             )
         except ServiceError as error:
-            user = None
+            player = None
             form.add_error(None, error.detail)
             status = 429 if isinstance(error, TooManyAttempts) else 200
-        if user is None:
+        if player is None:
             if not form.errors:
                 form.add_error(None, _("That username and password do not match an account."))
         else:
-            login(request, user)
-            player = getattr(user, "player", None)
-            if player is not None:
-                session_start(player=player)
+            login(request, player.user)
+            session_start(player=player)
             return _with_language(redirect(_safe_next(request, reverse("web:lobby"))), player)
     return render(request, "web/signin.html", {"form": form, "next": _safe_next(request, "")}, status=status)
 
@@ -199,6 +204,7 @@ def table_play(request, table_id: int):
     table = table_get_open(table_id=table_id)
     if table is None:
         raise Http404(_("This table is closed or does not exist."))
+    rounds_decide_overdue_for_player(player=request.player)  # past its deadline, a decision is the house's
     pending = round_awaiting_decision_id(player=request.player, table=table)
     chips = chip_values(min_bet=table.min_bet, max_bet=table.max_bet, bet_step=table.bet_step)
     return render(request, "web/table.html", {
@@ -212,12 +218,14 @@ def table_play(request, table_id: int):
 
 @player_required
 def history(request):
+    rounds_decide_overdue_for_player(player=request.player)  # as the API's reads do: no job need run first
     rounds = Paginator(round_list_for_player(player=request.player).select_related("table"), 20)
     return render(request, "web/history.html", {"rounds": rounds.get_page(request.GET.get("page"))})
 
 
 @player_required
 def round_recall(request, round_id: str):
+    rounds_decide_overdue_for_player(player=request.player)
     round_ = round_get_for_player(player=request.player, round_id=round_id)
     if round_ is None:
         raise Http404(_("No such round."))

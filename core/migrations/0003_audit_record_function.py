@@ -1,5 +1,5 @@
 """`core_audit_record`: an audit event written from SQL, for another app's function that changes
-state in one statement (placing a round: casino migration 0005). Python writes audit events with
+state in one statement (placing a round: casino migration 0008). Python writes audit events with
 `core.audit.audit_record`; both write the same row."""
 
 from django.db import migrations

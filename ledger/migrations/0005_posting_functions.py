@@ -8,7 +8,7 @@
   the same rows in different orders.
 
 Casino settlement now posts a batch of entries from SQL (`casino_rounds_settle`, casino migration
-0006), so the hash that tells a retried key with the same content from one with other content is
+0008), so the hash that tells a retried key with the same content from one with other content is
 computed here, for every caller, instead of in Python. The function answers `outcome`: `posted`,
 `replayed` (the key was taken with the same content: the original entry) or `conflict`.
 

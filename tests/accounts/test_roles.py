@@ -19,8 +19,14 @@ MATRIX = [
     ("casino.view_round", True, True, True),
     ("casino.change_round", False, False, False),
     ("casino.view_webhookdelivery", True, True, False),
+    ("casino.view_revenue", True, True, False),  # stakes, GGR, RTP: the dashboard's revenue and the reports
     ("accounts.view_player", True, True, True),
-    ("accounts.change_player", True, False, False),
+    ("accounts.change_player", False, False, False),  # nobody: identity changes are maker-checker
+    ("accounts.add_player", False, False, False),
+    ("accounts.view_playeridentitychange", True, True, True),
+    ("accounts.add_playeridentitychange", True, False, True),  # proposing
+    ("accounts.change_playeridentitychange", True, False, False),  # approving and rejecting
+    ("accounts.delete_playeridentitychange", False, False, False),
     ("accounts.view_partner", True, True, False),
     ("accounts.change_partner", False, False, False),
     ("ledger.view_journalentry", True, True, True),
@@ -104,7 +110,9 @@ def test_the_player_page_shows_wallet_rounds_limits_exclusions_and_adjustments(a
         "Deposit",
         "running balance",
         "Test EUR",
-        "7700",
+        "€77.00",  # money in its currency, never minor units
+        "€40.00 available, €10.00 in play",
+        "€2.50",
         "Time-out",
         "goodwill for a slow payout",
     ):

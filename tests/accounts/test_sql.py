@@ -1,11 +1,11 @@
 """Each statement of accounts/sql.py, on real PostgreSQL."""
 
 import pytest
-from rest_framework.authtoken.models import Token
 
 from accounts import sql
 from accounts.partners import partner_player_upsert
 from accounts.services import partner_create
+from accounts.tokens import token_digest, token_issue
 from tests.factories import StaffFactory, make_player
 
 pytestmark = pytest.mark.django_db
@@ -13,14 +13,14 @@ pytestmark = pytest.mark.django_db
 
 def test_token_user_player_reads_all_three_related_as_select_related_would(django_assert_num_queries):
     player = make_player(username="reader")
-    key = Token.objects.create(user=player.user).key
+    digest = token_digest(token_issue(user=player.user))
     with django_assert_num_queries(1):
-        token, user, found = sql.token_user_player(key=key)
-        assert (token.key, user.username, found.pk, token.user.player.currency) == (key, "reader", player.pk, "EUR")
+        token, user, found = sql.token_user_player(digest=digest)
+        assert (token.pk, user.username, found.pk, token.user.player.currency) == (digest, "reader", player.pk, "EUR")
     staff = StaffFactory()
-    token, user, found = sql.token_user_player(key=Token.objects.create(user=staff).key)
+    token, user, found = sql.token_user_player(digest=token_digest(token_issue(user=staff)))
     assert (user.pk, found) == (staff.pk, None)
-    assert sql.token_user_player(key="no-such-token") is None
+    assert sql.token_user_player(digest=token_digest("0" * 64)) is None
 
 
 def test_partner_and_player_reads_the_active_partner_and_its_player(django_assert_num_queries):

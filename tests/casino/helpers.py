@@ -7,10 +7,15 @@ import hmac
 import json
 import secrets
 import time
+from datetime import timedelta
+
+from django.utils import timezone
 
 from casino.engine import shoe_cards
-from casino.models import SeedPair
+from casino.models import Round, RoundStatus, SeedPair
 from casino.services.fairness import seed_pair_active
+from casino.services.rounds import round_decide, round_place
+from core.actors import Actor
 
 
 def set_next_round(player, *, tie: bool, player_wins: bool | None = None) -> list[str]:
@@ -70,3 +75,33 @@ class PartnerClient:
 
     def put(self, path, data=None, **headers):
         return self.request("PUT", path, data, **headers)
+
+
+def play_history(*, players, tables, days: int, per_day: int, war_every: int = 2) -> list:
+    """Rounds really played (placed, ties decided: war, or surrender every `war_every`-th tie, and
+    settled), then moved back in time: about `per_day` rounds (a few more or fewer, day by day) on
+    each of the last `days` UTC days, today included, at every table. Returns the rounds."""
+    now = timezone.now()
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    placed = []
+    ties = 0
+    for day in range(days):
+        count = max(1, per_day + (day * 5) % 7 - 3)
+        for n in range(count):
+            player, table = players[(day + n) % len(players)], tables[n % len(tables)]
+            bet = table.min_bet * (1 + (day + n) % 3)
+            tie = table.bet_step if table.max_tie_bet and n % 4 == 0 else 0
+            round_ = round_place(player=player, table_id=table.pk, main_bet=bet, tie_bet=tie,
+                                 actor=Actor.player(player))  # fmt: skip
+            if round_.status == RoundStatus.AWAITING_DECISION:
+                ties += 1
+                action = "surrender" if ties % war_every == 0 else "war"
+                round_ = round_decide(player=player, round_id=round_.id, action=action, actor=Actor.player(player))
+            start = midnight - timedelta(days=day)
+            end = now if day == 0 else start + timedelta(days=1)
+            moment = start + (end - start) * (n + 1) / (count + 1)
+            Round.objects.filter(pk=round_.pk).update(created_at=moment, resolved_at=moment)
+            Round.objects.filter(pk=round_.pk, settled_at__isnull=False).update(
+                settled_at=moment + timedelta(milliseconds=120 + 40 * (n % 5)))
+            placed.append(round_)
+    return placed

@@ -16,11 +16,11 @@ import schemathesis
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
-from rest_framework.authtoken.models import Token
 from schemathesis.config import SchemathesisConfig
 
 from accounts.partners import request_signature
 from accounts.services import partner_create
+from accounts.tokens import token_issue
 from config.wsgi import application
 from tests.factories import TableFactory, make_player
 
@@ -109,7 +109,7 @@ def callers(db):
     partner, signer.secret = partner_create(name="Fuzz Casino")
     signer.key_id = partner.key_id
     make_player(balance=1_000_000, username="p-fuzz", partner=partner, external_id=FUZZ_PLAYER)
-    yield {"token": Token.objects.create(user=player.user).key, "partner_key": partner.key_id}
+    yield {"token": token_issue(user=player.user), "partner_key": partner.key_id}
     signer.key_id = signer.secret = None
     request_started.connect(close_old_connections)
     request_finished.connect(close_old_connections)

@@ -99,7 +99,7 @@ def test_the_back_office_signs_in_and_saves_a_change_page_under_the_policy(page,
     page.fill("#id_otp_token", f"{totp(device.bin_key, step=device.step, t0=device.t0, digits=device.digits):06d}")
     page.click("input[type=submit]")
     page.wait_for_url(f"**{change_page}")
-    page.fill("#id_max_bet", "200000")
+    page.fill("#id_max_bet", "2000.00")  # typed as money of the table's currency
     page.click("input[name=_save]")
     page.wait_for_url("**/admin/casino/table/")
     assert page.locator(".messagelist .success").count() == 1

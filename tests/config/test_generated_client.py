@@ -3,7 +3,7 @@
 openapi-python-client (pinned in requirements-dev.lock, works offline) generates a client from
 /api/schema/ into a temporary folder; every generated module imports, and the client signs up,
 gets a token, reads the tables and the wallet, places a round with an Idempotency-Key, decides
-the tie, and reads the round list and the wallet's lines: no hand-written HTTP. The client talks
+the tie, reads the round list and the wallet's lines, and signs out: no hand-written HTTP. The client talks
 to the service in-process (httpx's WSGI transport).
 """
 
@@ -109,3 +109,6 @@ def test_a_generated_client_plays_a_round(generated, in_process, table):
         client=me, body=models.RoundCreateRequest(table=listed.id, main_bet=50), idempotency_key="gen-3"
     )
     assert refused.status_code == 422 and refused.parsed.code == "bet_out_of_limits"  # problems parse too
+
+    assert api("v1_auth_token_destroy").sync_detailed(client=me).status_code == 204  # signed out: the token ends
+    assert api("v1_wallet_retrieve").sync_detailed(client=me).status_code == 401

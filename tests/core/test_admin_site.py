@@ -92,3 +92,92 @@ def test_enrolment_keeps_a_device_unless_replaced_and_the_command_prints_the_add
         call_command("staff_totp", "--username", "audrey", "--code")
     with pytest.raises(CommandError, match="no staff user"):
         call_command("staff_totp", "--username", "nobody")
+
+
+# --- guessing: one answer for every failure, each audited, refused after too many --------------------
+
+
+def wrong(device: TOTPDevice) -> str:
+    return f"{(int(code(device)) + 1) % 1_000_000:06d}"
+
+
+def refusal(response) -> tuple[list[str], str]:
+    """What the page says and shows: its errors, and the form without its CSRF token."""
+    page = response.content.decode()
+    form = page[page.index('<form action="'):page.index("</form>")]
+    form = form[: form.index("csrfmiddlewaretoken")] + form[form.index('name="username"'):]
+    return [str(error) for error in response.context["form"].non_field_errors()], form
+
+
+def test_every_failure_gets_the_same_answer_so_the_form_never_tells_a_right_password(client, auditor, django_user_model):
+    _, device = auditor
+    django_user_model.objects.create_user(username="patty", password=PASSWORD)  # a player: not staff
+    attempts = [
+        {"username": "nobody", "password": PASSWORD, "otp_token": code(device)},
+        {"username": "audrey", "password": "wrong", "otp_token": code(device)},
+        {"username": "audrey", "password": PASSWORD, "otp_token": wrong(device)},
+        {"username": "audrey", "password": PASSWORD, "otp_token": ""},
+        {"username": "patty", "password": PASSWORD, "otp_token": "123456"},
+    ]
+    answers = []
+    for attempt in attempts:
+        response = client.post("/admin/login/?next=/admin/", attempt)
+        assert response.status_code == 200
+        errors, form = refusal(response)
+        answers.append((errors, form.replace(attempt["username"], "NAME")))
+    assert all(answer == answers[0] for answer in answers), answers
+    assert answers[0][0] == ["Enter the username, the password and the current code of a staff account."]
+    assert PASSWORD not in answers[0][1] and "otp_device" not in answers[0][1]
+    actions = sorted(AuditEvent.objects.filter(action__startswith="sign_in.").values_list("action", flat=True))
+    assert actions == ["sign_in.failed", "sign_in.failed", "sign_in.not_staff", "sign_in.second_factor_failed",
+                       "sign_in.second_factor_failed"]  # fmt: skip
+
+
+def test_thirty_wrong_passwords_are_refused_after_ten_and_so_is_the_right_one_then(client, auditor):
+    from core.admin_site import STAFF_SIGN_IN_FAILURES_ALLOWED
+
+    _, device = auditor
+    statuses = [client.post("/admin/login/", {"username": "audrey", "password": f"guess-{n}", "otp_token": "000000"})
+                .status_code for n in range(30)]  # fmt: skip
+    assert statuses == [200] * STAFF_SIGN_IN_FAILURES_ALLOWED + [429] * (30 - STAFF_SIGN_IN_FAILURES_ALLOWED)
+    refused = sign_in(client, code(device))
+    assert refused.status_code == 429 and "Too many failed attempts" in refused.content.decode()
+    assert client.get("/admin/").status_code == 302
+    assert AuditEvent.objects.filter(action="sign_in.failed").count() == STAFF_SIGN_IN_FAILURES_ALLOWED
+    assert AuditEvent.objects.filter(action="sign_in.throttled").count() == 30 - STAFF_SIGN_IN_FAILURES_ALLOWED + 1
+
+
+def test_wrong_codes_count_too_and_a_sign_in_clears_the_count(client, auditor):
+    from core.admin_site import STAFF_SIGN_IN_FAILURES_ALLOWED
+
+    _, device = auditor
+    for _ in range(STAFF_SIGN_IN_FAILURES_ALLOWED - 1):
+        assert sign_in(client, "").status_code == 200
+    device.throttle_reset()  # django-otp's own back-off would refuse the next code for a while
+    assert sign_in(client, code(device)).status_code == 302
+    client.logout()
+    for _ in range(STAFF_SIGN_IN_FAILURES_ALLOWED):
+        assert sign_in(client, "").status_code == 200
+    assert sign_in(client, "").status_code == 429
+
+
+def test_the_count_is_per_address_and_username(client, auditor):
+    from core.admin_site import STAFF_SIGN_IN_FAILURES_ALLOWED
+
+    _, device = auditor
+    for _ in range(STAFF_SIGN_IN_FAILURES_ALLOWED):
+        client.post("/admin/login/", {"username": "audrey", "password": "guess", "otp_token": ""},
+                    REMOTE_ADDR="203.0.113.9")  # fmt: skip
+    assert client.post("/admin/login/", {"username": "audrey", "password": "guess", "otp_token": ""},
+                       REMOTE_ADDR="203.0.113.9").status_code == 429  # fmt: skip
+    assert sign_in(client, code(device)).status_code == 302  # another address
+
+
+def test_the_sign_in_asks_for_a_six_digit_code_and_offers_no_device_menu_or_challenge(client, auditor):
+    for response in (client.get("/admin/login/"), sign_in(client, "")):  # also once the password is known
+        page = response.content.decode()
+        assert "<select" not in page and "otp_device" not in page and "otp_challenge" not in page
+        assert "Get OTP Challenge" not in page and "OTP Device" not in page and "OTP Token" not in page
+        assert 'name="otp_token"' in page and "Six-digit code" in page and 'autocomplete="one-time-code"' in page
+        assert 'inputmode="numeric"' in page and 'pattern="[0-9]{6}"' in page
+    assert client.get("/admin/").status_code == 302

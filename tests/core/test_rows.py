@@ -2,9 +2,9 @@
 
 import pytest
 from django.db import connection
-from rest_framework.authtoken.models import Token
 
-from accounts.models import Player, User
+from accounts.models import ApiToken, Player, User
+from accounts.tokens import token_issue
 from casino.models import Table
 from core.rows import instances_from_row, select_list
 from tests.factories import TableFactory, make_player
@@ -46,11 +46,12 @@ def test_an_outer_join_that_found_nothing_gives_none():
 
 def test_json_and_dates_are_converted():
     table = TableFactory()
-    token = Token.objects.create(user=make_player(balance=0, username="dated").user)
+    token_issue(user=make_player(balance=0, username="dated").user)
+    token = ApiToken.objects.get()
     (read_table,) = instances_from_row(_row(f"SELECT {select_list(Table, 't')} FROM casino_table t WHERE t.id = %s",
                                             [table.pk]), (Table,))  # fmt: skip
     assert _fields(read_table) == _fields(Table.objects.get(pk=table.pk))
     (read_token,) = instances_from_row(
-        _row(f"SELECT {select_list(Token, 't')} FROM authtoken_token t WHERE t.key = %s", [token.key]), (Token,)
+        _row(f"SELECT {select_list(ApiToken, 't')} FROM accounts_apitoken t WHERE t.digest = %s", [token.pk]), (ApiToken,)
     )
-    assert read_token.created == Token.objects.get(pk=token.key).created
+    assert read_token.last_used_at == token.last_used_at and read_token.created_at == token.created_at

@@ -25,11 +25,11 @@ import psycopg
 import pytest
 from django.db import connection
 from django.db.models import Sum
-from rest_framework.authtoken.models import Token
 
 from accounts.models import Transfer, TransferDirection
 from accounts.partners import partner_player_upsert, partner_transfer
 from accounts.services import partner_create
+from accounts.tokens import token_issue
 from casino.models import Round, RoundStatus
 from ledger.models import Account, AccountKind, JournalEntry, Posting
 from ledger.services import Actor, wallet_deposit
@@ -103,7 +103,7 @@ def test_money_holds_while_the_parts_of_the_service_fail(cluster, capsys):
     ]
     for player in partner_players:
         partner_transfer(partner=partner, player=player, direction=TransferDirection.IN, amount=FUNDING, reference="opening")
-    tokens = [Token.objects.get_or_create(user=p.user)[0].key for p in players]
+    tokens = [token_issue(user=p.user) for p in players]
     connection.close()  # the test's own connection is idle from here on
 
     cluster.start()

@@ -5,8 +5,8 @@ runs after the commit; neither may turn a committed round into a 500."""
 
 import pytest
 from django.core.cache import caches
-from rest_framework.authtoken.models import Token
 
+from accounts.tokens import token_issue
 from casino.models import Round, RoundStatus
 from casino.services.settlement import rounds_settle_overdue
 from ledger.verification import ledger_verify
@@ -35,8 +35,7 @@ def dead_redis(settings, eager_celery):
 @pytest.fixture
 def api(client, table):
     player = make_player(balance=100_000, username="during-outage")
-    token, _ = Token.objects.get_or_create(user=player.user)
-    client.defaults["HTTP_AUTHORIZATION"] = f"Token {token.key}"
+    client.defaults["HTTP_AUTHORIZATION"] = f"Token {token_issue(user=player.user)}"
     return client, player
 
 

@@ -1,33 +1,27 @@
 """Wallet lines come in the order the balance changed (issue #16 item 4), on real PostgreSQL: each
-line's `balance_after - amount` is the next older line's `balance_after`."""
+line's `balance_after - amount` is the next older line's `balance_after`; so in the API, the web
+wallet, the back office's player and account pages and the account's CSV export."""
 
+import csv
+import io
 import itertools
+import re
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
-import psycopg
 import pytest
 from django.db import connection
-from rest_framework.authtoken.models import Token
+from django.urls import reverse
 
 from accounts.models import TransferDirection
 from accounts.partners import partner_player_upsert, partner_transfer
 from accounts.services import partner_create
+from accounts.tokens import token_issue
 from core.errors import InsufficientFunds
-from ledger.models import EntryKind
 from ledger.selectors import account_lines
-from ledger.services import (
-    Actor,
-    Line,
-    house_account,
-    ledger_post,
-    outside_account,
-    player_accounts_open,
-    wallet_deposit,
-)
 from ledger.verification import ledger_verify
-from tests.factories import make_player
+from tests.factories import StaffFactory
+from tests.ledger.helpers import wallet_with_an_overtaken_entry
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -45,48 +39,58 @@ def as_dicts(account) -> list[dict]:
     ]
 
 
-def other_connection():
-    db = connection.settings_dict
-    return psycopg.connect(
-        host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"], dbname=db["NAME"], autocommit=False
-    )
-
-
 def test_an_entry_that_waited_for_the_wallet_is_listed_after_one_that_overtook_it():
-    """Deterministic: entry X takes its id, then waits on a row another transaction holds; entry Y
-    (a later id) overtakes it on the wallet. The wallet changed by Y first, so Y is the older line."""
-    outside = outside_account(currency="EUR")  # made before the wallet: locked before it
-    player = make_player(balance=10_000)
-    wallet, _ = player_accounts_open(player=player)
-    assert outside.pk < wallet.pk
-    house = house_account(currency="EUR", spread_by="order-test")
-    with other_connection() as blocker:
-        blocker.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR UPDATE", [outside.pk])
-        waiting = threading.Thread(
-            target=lambda: (
-                wallet_deposit(player=player, amount=500, idempotency_key="order:x", actor=Actor.system("t")),
-                connection.close(),
-            )
-        )
-        waiting.start()
-        deadline = time.monotonic() + 10
-        while True:
-            blocker.execute("SELECT pg_stat_clear_snapshot()")  # a fresh look, not this transaction's
-            if blocker.execute(
-                "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
-            ).fetchone():
-                break
-            assert time.monotonic() < deadline, "the deposit never waited on the lock"
-            time.sleep(0.02)
-        ledger_post(
-            idempotency_key="order:y", kind=EntryKind.WITHDRAWAL, lines=[Line(wallet, -300), Line(house, 300)],
-            actor=Actor.system("t"),
-        )  # fmt: skip
-        blocker.rollback()  # releases the outside account: the deposit goes on
-        waiting.join(timeout=10)
+    """The wallet changed by the later entry first, so that entry is the older line."""
+    _, wallet = wallet_with_an_overtaken_entry()
     lines = as_dicts(wallet)
     assert [line["amount"] for line in lines] == [500, -300, 10_000]
     assert_chained(lines)
+
+
+OVERTAKEN = ["5.00 EUR", "-3.00 EUR", "100.00 EUR"]  # newest first, in the order the balance changed
+
+
+def amounts_shown(page: str) -> list[str]:
+    """The amount column of a lines table in the back office (each row: when, kind, amount, ...)."""
+    return re.findall(r"<tr><td>[^<]*</td><td>[^<]*</td><td>([^<]*)</td>", page)
+
+
+def test_every_list_of_an_overtaken_wallets_lines_is_in_the_order_the_balance_changed(client):
+    player, wallet = wallet_with_an_overtaken_entry()
+    api = client.get("/api/v1/wallet/transactions/", HTTP_AUTHORIZATION=f"Token {token_issue(user=player.user)}").json()[
+        "results"
+    ]
+    assert [line["amount"] for line in api] == [500, -300, 10_000]
+    assert_chained(api)
+
+    client.force_login(player.user)
+    web = client.get(reverse("web:wallet")).content.decode()
+    balances = re.findall(r'<td class="num (?:up|down)">[^<]*</td>\s*<td class="num">([^<]*)</td>', web)
+    assert balances == ["€102.00", "€97.00", "€100.00"]
+
+    client.force_login(StaffFactory(is_superuser=True))
+    player_page = client.get(reverse("admin:accounts_player_change", args=[player.pk])).content.decode()
+    assert amounts_shown(player_page) == OVERTAKEN
+    account_page = client.get(reverse("admin:ledger_account_change", args=[wallet.pk])).content.decode()
+    assert amounts_shown(account_page) == OVERTAKEN
+    assert reverse("admin:ledger_account_lines_csv", args=[wallet.pk]) in account_page
+
+    exported = client.get(reverse("admin:ledger_account_lines_csv", args=[wallet.pk]))
+    assert exported.status_code == 200 and exported["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(b"".join(exported.streaming_content).decode())))
+    assert [int(row["amount"]) for row in rows] == [500, -300, 10_000]
+    assert_chained([{"amount": int(r["amount"]), "balance_after": int(r["balance_after"])} for r in rows])
+    assert int(rows[0]["entry"]) < int(rows[1]["entry"])  # the order is the balance's, not the entries'
+
+
+def test_an_accounts_csv_export_needs_the_right_to_view_the_ledger(client):
+    _, wallet = wallet_with_an_overtaken_entry()
+    url = reverse("admin:ledger_account_lines_csv", args=[wallet.pk])
+    assert client.get(url).status_code == 302  # to the back office's sign-in
+    client.force_login(StaffFactory())  # staff without a role
+    assert client.get(url).status_code == 403
+    client.force_login(StaffFactory(is_superuser=True))
+    assert client.get(reverse("admin:ledger_account_lines_csv", args=[wallet.pk + 10_000])).status_code == 404
 
 
 def test_fifty_concurrent_transfers_out_of_one_wallet_chain_in_the_api(client):
@@ -108,8 +112,7 @@ def test_fifty_concurrent_transfers_out_of_one_wallet_chain_in_the_api(client):
     with ThreadPoolExecutor(max_workers=16) as pool:
         results = list(pool.map(transfer_out, range(50)))
     assert sum(not isinstance(r, Exception) for r in results) == 40  # 4,000 in, 100 each
-    token, _ = Token.objects.get_or_create(user=player.user)
-    response = client.get("/api/v1/wallet/transactions/?limit=500", HTTP_AUTHORIZATION=f"Token {token.key}")
+    response = client.get("/api/v1/wallet/transactions/?limit=500", HTTP_AUTHORIZATION=f"Token {token_issue(user=player.user)}")
     assert response.status_code == 200
     lines = response.json()["results"]
     assert len(lines) == 41 and lines[0]["balance_after"] == 0

@@ -1,7 +1,7 @@
 import pytest
 
 from core.errors import CurrencyMismatch, InvalidAmount
-from ledger.money import CURRENCIES, Money, format_money, format_number, parse_money
+from ledger.money import CURRENCIES, Money, format_money, format_number, money_decimal, parse_money
 
 
 def test_money_is_integer_minor_units_with_a_currency():
@@ -80,3 +80,10 @@ def test_what_is_not_an_amount_is_refused(text):
 
     with pytest.raises(ValueError):
         parse_money(text, language="en")
+
+
+def test_machines_read_amounts_as_plain_decimals_of_major_units():
+    assert [money_decimal(m) for m in (600, -200, 14800, 5, 0, 123456789)] == [
+        "6.00", "-2.00", "148.00", "0.05", "0.00", "1234567.89"
+    ]  # fmt: skip
+    assert format_number(123450, language="es", decimals=2, grouped=False) == "1234,50"

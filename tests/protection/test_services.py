@@ -7,9 +7,10 @@ from datetime import timedelta
 import pytest
 from django.db import connection
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
+from accounts.models import ApiToken
 from accounts.services import partner_create
+from accounts.tokens import token_issue
 from casino.models import Round
 from casino.services.rounds import round_decide, round_place
 from casino.services.settlement import round_settle
@@ -167,11 +168,11 @@ def test_a_time_out_refuses_rounds_and_deposits_signs_out_and_lets_a_waiting_rou
         HTTP_IDEMPOTENCY_KEY="a",
     )
     player = partner.players.get()
-    Token.objects.create(user=player.user)
+    token_issue(user=player.user)
     set_next_round(player, tie=True)
     waiting = place(player, table)
     exclusion_start(player=player, kind="timeout", days=2, actor=caller(player))
-    assert not Token.objects.filter(user=player.user).exists()
+    assert not ApiToken.objects.filter(user=player.user).exists()
     with pytest.raises(SelfExcluded):
         place(player, table)
     refused = api.post(

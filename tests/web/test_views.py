@@ -133,6 +133,31 @@ def test_the_table_page_carries_a_pending_decision(client, table):
     assert f'data-pending-round="{pending.id}"' in page
 
 
+@pytest.mark.parametrize("page", ["table", "history", "round"])
+def test_a_page_of_the_players_rounds_takes_overdue_decisions_first(client, table, page):
+    """As the API's reads do (issue #16 item 6): a deadline holds even when no job runs."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from casino.models import Round
+    from casino.services.rounds import round_place
+    from core.actors import Actor
+    from tests.casino.helpers import set_next_round
+
+    player = make_player(balance=10_000)
+    set_next_round(player, tie=True)
+    pending = round_place(player=player, table_id=table.pk, main_bet=100, tie_bet=0, actor=Actor.player(player))
+    Round.objects.filter(pk=pending.pk).update(decision_deadline=timezone.now() - timedelta(seconds=1))
+    client.force_login(player.user)
+    response = client.get(reverse(f"web:{page}", args={"table": [table.pk], "history": [], "round": [pending.id]}[page]))
+    assert response.status_code == 200
+    decided = Round.objects.get(pk=pending.pk)
+    assert decided.status != "awaiting_decision" and decided.decision_timed_out
+    if page == "table":
+        assert 'data-pending-round=""' in response.content.decode()  # no decision left to offer
+
+
 def test_a_player_sets_limits_a_reality_check_and_a_break_from_the_play_safe_page(client):
     from protection.models import Exclusion, PlayerLimit, RealityCheck
 

@@ -1,15 +1,18 @@
-"""A round past its decision deadline is decided when anyone next reads or acts on it, not only by
-beat (issue #16 item 6)."""
+"""A round past its decision deadline is decided when anyone next reads or acts on it (the player,
+the player's partner casino, the settling worker), not only by beat (issue #16 item 6; the web
+pages: tests/web/test_views.py)."""
 
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
+from accounts.models import Player
+from accounts.services import partner_create
 from casino.models import Round, RoundStatus
 from casino.services.rounds import rounds_decide_overdue_for_player
-from casino.tasks import settle_due_task
-from tests.casino.helpers import set_next_round
+from casino.tasks import decide_timed_out_task, settle_due_task
+from tests.casino.helpers import PartnerClient, set_next_round
 
 pytestmark = pytest.mark.django_db
 
@@ -66,3 +69,29 @@ def test_the_settling_worker_also_takes_overdue_decisions(player_client, player,
     overdue(round_id)
     settle_due_task.apply()
     assert Round.objects.get(pk=round_id).status == RoundStatus.SETTLED
+
+
+def test_the_sweeper_takes_overdue_decisions_when_nobody_reads(player_client, player, table):
+    round_id = place_tie(player_client, player, table, "k1")
+    assert decide_timed_out_task.apply().get() == 0  # not due yet
+    overdue(round_id)
+    assert decide_timed_out_task.apply().get() == 1  # beat's job
+    assert Round.objects.get(pk=round_id).decision_timed_out
+
+
+def test_the_partner_reading_its_players_rounds_takes_overdue_decisions(client, table):
+    partner, secret = partner_create(name="Overdue Casino")
+    api = PartnerClient(client, partner, secret)
+    base = "/api/v1/partner/players/ext-late"
+    api.put(f"{base}/", {"currency": "EUR"})
+    api.post(f"{base}/transfers/", {"direction": "in", "amount": 50_000, "reference": "in-1"},
+             HTTP_IDEMPOTENCY_KEY="fund")  # fmt: skip
+    player = Player.objects.get(partner=partner, external_id="ext-late")
+    set_next_round(player, tie=True)
+    placed = api.post(f"{base}/rounds/", {"table": str(table.pk), "main_bet": 1000}, HTTP_IDEMPOTENCY_KEY="r1")
+    assert placed.json()["status"] == "awaiting_decision"
+    overdue(placed.json()["id"])
+    body = api.get(f"{base}/rounds/{placed.json()['id']}/").json()
+    assert body["status"] != "awaiting_decision" and body["decision"] == "war"
+    assert Round.objects.get(pk=placed.json()["id"]).decided_by_type == "system"
+

@@ -3,11 +3,11 @@
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from rest_framework.authtoken.models import Token
 
 from accounts.models import Player
 from accounts.partners import partner_player_upsert
 from accounts.services import partner_create
+from accounts.tokens import token_issue
 from casino.models import Round, RoundStatus
 from core.actors import Actor
 from ledger.selectors import player_wallet_summary
@@ -113,7 +113,7 @@ def test_a_decision_on_a_round_not_waiting_is_409(player_client, player, table):
 
 def test_going_to_war_without_the_raise_is_insufficient_funds_and_the_round_still_waits(client, table):
     poor = make_player(balance=1000, username="poor")
-    client.defaults["HTTP_AUTHORIZATION"] = f"Token {Token.objects.create(user=poor.user).key}"
+    client.defaults["HTTP_AUTHORIZATION"] = f"Token {token_issue(user=poor.user)}"
     set_next_round(poor, tie=True)
     body = place(client, table, main=1000).json()
     assert_problem(decide(client, body["id"], "war"), 422, "insufficient_funds")
@@ -283,7 +283,7 @@ def test_keys_are_scoped_to_the_caller(player_client, player, table, client):
     set_next_round(player, tie=False)
     set_next_round(other, tie=False)
     mine = place(player_client, table, key="shared").json()
-    client.defaults["HTTP_AUTHORIZATION"] = f"Token {Token.objects.create(user=other.user).key}"
+    client.defaults["HTTP_AUTHORIZATION"] = f"Token {token_issue(user=other.user)}"
     theirs = place(client, table, key="shared").json()
     assert mine["id"] != theirs["id"]
 

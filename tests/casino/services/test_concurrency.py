@@ -6,8 +6,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.db import connection
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
+from accounts.tokens import token_issue
 from casino.models import Round, RoundStatus
 from casino.services.rounds import round_place
 from casino.services.settlement import round_settle
@@ -44,7 +44,7 @@ def test_fifty_simultaneous_rounds_from_a_wallet_that_affords_ten(eager_celery):
     eager_celery.conf.broker_url = "redis://127.0.0.1:1/0"
     table = TableFactory(min_bet=100, max_bet=100_000, bet_step=100, max_tie_bet=0)
     player = make_player(balance=10_000, username="racer")
-    token = Token.objects.create(user=player.user).key
+    token = token_issue(user=player.user)
 
     def place(i):
         response = Client().post(

@@ -176,7 +176,7 @@ def backward(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("casino", "0004_seedpair_next_seed_committed_when_active"),
+        ("casino", "0007_webhook_undelivered_index"),
         ("core", "0003_audit_record_function"),
         ("ledger", "0005_posting_functions"),
         ("protection", "0002_stake_guards_function"),

@@ -1,0 +1,155 @@
+"""The back office in real Chromium at 1280 px: the sign-in asks for the six-digit code only, the
+overview (the admin's index) shows each role its part with server-drawn charts, the rounds list
+fits the page with short ids, a round reads in words and money, all under the strict
+Content-Security-Policy. Screenshots go to artifacts/screenshots/ (README shows them from docs/)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth.models import Group
+
+from accounts.roles import OPERATOR, SUPPORT
+from accounts.services import partner_create, player_create, roles_sync, staff_totp_enroll
+from casino.models import Round, WebhookDelivery
+from core.actors import Actor
+from ledger.verification import ledger_verify
+from protection.services import exclusion_start
+from tests.browser import SCREENSHOTS, screenshot
+from tests.casino.helpers import play_history
+from tests.config.test_csp import REPORT_VIOLATIONS
+from tests.core.test_admin_site import code
+from tests.factories import TableFactory, make_player
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+PASSWORD = "a-back-office-passphrase"
+
+
+@pytest.fixture
+def violations(page):
+    seen: list[str] = []
+    page.expose_function("reportViolation", lambda text: seen.append(text))
+    page.add_init_script(REPORT_VIOLATIONS)
+    return seen
+
+
+def staff_member(django_user_model, username: str, role: str):
+    roles_sync()
+    user = django_user_model.objects.create_user(username=username, password=PASSWORD, is_staff=True)
+    user.groups.add(Group.objects.get(name=role))
+    device, _ = staff_totp_enroll(username=username)
+    return user, device
+
+
+def sign_in(page, username: str, device, next_path: str = "/admin/") -> None:
+    page.goto(f"/admin/login/?next={next_path}")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.fill("#id_otp_token", code(device))
+    page.click("input[type=submit]")
+    page.wait_for_url(f"**{next_path}")
+
+
+@pytest.fixture
+def casino_history():
+    """A month of real rounds at two EUR tables, a partner's failing webhook, a time-out, a verification run."""
+    classic = TableFactory(name="Classic EUR", min_bet=500, max_bet=50_000, bet_step=100, max_tie_bet=5_000)
+    bonus = TableFactory(name="High Roller EUR", min_bet=1_000, max_bet=500_000, bet_step=500, max_tie_bet=50_000,
+                         tie_pays=11, tie_after_tie_bonus=True)  # fmt: skip
+    players = [make_player(balance=5_000_000, username=f"player{i}") for i in range(4)]
+    play_history(players=players, tables=[classic, bonus], days=30, per_day=8)
+    partner, _ = partner_create(name="Example Casino")
+    theirs = player_create(username="partner-player", password=None, partner=partner, external_id="p-1")
+    WebhookDelivery.objects.create(partner=partner, round=Round.objects.first(), payload={"event": "round.settled"},
+                                   next_attempt_at=Round.objects.first().created_at, attempts=3,
+                                   last_status_code=503)  # fmt: skip
+    exclusion_start(player=players[0], kind="timeout", days=3, actor=Actor.player(players[0]))
+    exclusion_start(player=theirs, kind="self_exclusion", months=6, actor=Actor.player(theirs))
+    ledger_verify(triggered_by="nightly")
+    return classic, bonus
+
+
+def test_the_sign_in_asks_for_the_six_digit_code_only(page, violations, django_user_model):
+    _, device = staff_member(django_user_model, "olive", OPERATOR)
+    page.goto("/admin/login/")
+    page.fill("#id_username", "olive")
+    page.fill("#id_password", PASSWORD)
+    page.fill("#id_otp_token", code(device))
+    screenshot(page, "admin-sign-in-code")
+    page.fill("#id_password", "not the password")
+    page.click("input[type=submit]")  # a refused sign-in shows the form again, still without a device menu
+    form = page.locator("#login-form")
+    assert form.locator("select").count() == 0 and form.locator("[name=otp_challenge]").count() == 0
+    assert form.locator("input[type=submit]").count() == 1
+    assert "Six-digit code" in form.inner_text() and "OTP" not in form.inner_text()
+    assert page.locator("#id_otp_token").get_attribute("autocomplete") == "one-time-code"
+    icon = page.locator("link[rel=icon]").get_attribute("href")
+    assert page.request.get(icon).ok and page.request.get("/favicon.ico").ok
+    page.fill("#id_password", PASSWORD)
+    page.fill("#id_otp_token", code(device))
+    page.click("input[type=submit]")
+    page.wait_for_url("**/admin/")
+    assert violations == [], violations
+
+
+def test_the_overview_shows_an_operator_play_revenue_and_the_health_of_payments(page, violations, django_user_model,
+                                                                                  casino_history):  # fmt: skip
+    _, device = staff_member(django_user_model, "olive", OPERATOR)
+    sign_in(page, "olive", device)
+    body = page.inner_text("#content-main")
+    for expected in ("Today, EUR", "Awaiting a decision", "Settlement", "Partner webhooks failing",
+                     "Ledger verification", "all invariants hold", "Players protected now", "Classic EUR",
+                     "High Roller EUR", "main bet, observed", "war / surrender"):  # fmt: skip
+        assert expected.lower() in body.lower(), expected
+    assert re.search(r"GGR -?€[\d,]+\.\d\d", body)  # money in its currency, never cents
+    assert page.locator("[data-tile=webhooks] .figure").inner_text().startswith("1")
+    assert page.locator("[data-tile=exclusions]").inner_text().count("1") >= 2
+    assert page.locator("svg.chart").count() == 3  # rounds per day, GGR per day (EUR), RTP against exact
+    assert page.locator("svg.chart rect").count() >= 60
+    no_overflow = "document.querySelector('#content').scrollWidth <= document.querySelector('#content').clientWidth + 1"
+    assert page.evaluate(no_overflow)
+    screenshot(page, "admin-overview")
+    page.click("[data-tile=webhooks] .figure a")
+    page.wait_for_url("**/webhookdelivery/?state=failing")
+    assert page.locator("#result_list tbody tr").count() == 1 and "HTTP 503" in page.inner_text("#result_list")
+    assert violations == [], violations
+
+
+def test_support_sees_rounds_and_protected_players_but_no_revenue(page, violations, django_user_model, casino_history):
+    _, device = staff_member(django_user_model, "sam", SUPPORT)
+    sign_in(page, "sam", device)
+    body = page.inner_text("#content-main")
+    assert "awaiting a decision" in body.lower() and "players protected now" in body.lower() and "Classic EUR" in body
+    for hidden in ("ggr", "staked", "€", "rtp", "webhooks", "ledger verification", "all reports"):
+        assert hidden not in body.lower(), hidden
+    assert page.locator("svg.chart").count() == 1  # rounds per day only
+    assert page.request.get("/admin/reports/ggr/").status == 403
+    assert violations == [], violations
+
+
+def test_the_rounds_list_fits_1280_px_with_short_ids_and_a_round_reads_in_words(page, violations, django_user_model,
+                                                                                 casino_history):  # fmt: skip
+    _, device = staff_member(django_user_model, "olive", OPERATOR)
+    sign_in(page, "olive", device, next_path="/admin/casino/round/")
+    results = page.locator("#result_list")
+    screenshot(page, "admin-rounds")
+    page.screenshot(path=SCREENSHOTS / "admin-rounds-top-desktop.png")  # what the first screen shows
+    fits = "(() => { const t = document.querySelector('#result_list'); const box = t.closest('.results');"
+    fits += " return t.scrollWidth <= box.clientWidth + 1; })()"
+    assert page.evaluate(fits), "the rounds table is wider than its box: columns are cut"
+    first_id = results.locator("tbody tr").first.locator(".short-id")
+    assert len(first_id.inner_text()) == 8 and len(first_id.get_attribute("title")) == 36
+    row_height = results.locator("tbody tr").first.bounding_box()["height"]
+    assert row_height < 40, f"a row takes {row_height} px: something wraps"
+    text = results.inner_text()
+    assert "war_lose" not in text and "awaiting_decision" not in text and re.search(r"€\d+\.\d\d", text)
+    round_ = Round.objects.filter(decision="war").first()
+    page.goto(f"/admin/casino/round/{round_.id}/change/")
+    body = page.inner_text("#content-main")
+    assert str(round_.id) in body  # the whole id on the page
+    assert "Go to war, by the player" in body and "Tie bet pays" in body and "Decks" in body
+    assert '{"' not in body and "war_" not in body  # no raw JSON, no codes
+    assert page.locator("table.detail-table").count() >= 3  # bets, rules, ledger entries
+    screenshot(page, "admin-round-recall")
+    assert violations == [], violations
