@@ -8,6 +8,7 @@ import itertools
 import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
 
 import pytest
 from django.db import connection
@@ -47,12 +48,17 @@ def test_an_entry_that_waited_for_the_wallet_is_listed_after_one_that_overtook_i
     assert_chained(lines)
 
 
-OVERTAKEN = ["5.00 EUR", "-3.00 EUR", "100.00 EUR"]  # newest first, in the order the balance changed
+OVERTAKEN = ["€5.00", "-€3.00", "€100.00"]  # newest first, in the order the balance changed
 
 
 def amounts_shown(page: str) -> list[str]:
     """The amount column of a lines table in the back office (each row: when, kind, amount, ...)."""
     return re.findall(r"<tr><td>[^<]*</td><td>[^<]*</td><td>([^<]*)</td>", page)
+
+
+def minor(decimal_text: str) -> int:
+    """An exported amount (a decimal of major units, ledger/money.py `money_decimal`) in minor units."""
+    return int(Decimal(decimal_text) * 100)
 
 
 def test_every_list_of_an_overtaken_wallets_lines_is_in_the_order_the_balance_changed(client):
@@ -78,8 +84,8 @@ def test_every_list_of_an_overtaken_wallets_lines_is_in_the_order_the_balance_ch
     exported = client.get(reverse("admin:ledger_account_lines_csv", args=[wallet.pk]))
     assert exported.status_code == 200 and exported["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(b"".join(exported.streaming_content).decode())))
-    assert [int(row["amount"]) for row in rows] == [500, -300, 10_000]
-    assert_chained([{"amount": int(r["amount"]), "balance_after": int(r["balance_after"])} for r in rows])
+    assert [(row["amount"], row["currency"]) for row in rows] == [("5.00", "EUR"), ("-3.00", "EUR"), ("100.00", "EUR")]
+    assert_chained([{"amount": minor(r["amount"]), "balance_after": minor(r["balance_after"])} for r in rows])
     assert int(rows[0]["entry"]) < int(rows[1]["entry"])  # the order is the balance's, not the entries'
 
 
