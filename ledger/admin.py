@@ -111,10 +111,8 @@ class AccountAdmin(ReadOnlyAdmin):
         return obj.player or obj.partner or "system"
 
     balance_display = money_column("balance", "balance")
-    fields = ("kind", "currency", "player", "partner", "shard", "balance_display", "created_at")
-    readonly_fields = ("balance_display",)
-
-    readonly_fields = ("lines",)
+    fields = ("kind", "currency", "player", "partner", "shard", "balance_display", "created_at", "lines")
+    readonly_fields = ("balance_display", "lines")
 
     @admin.display(description=f"last {LINES_SHOWN} lines")
     def lines(self, obj):
