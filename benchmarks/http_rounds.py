@@ -66,6 +66,38 @@ def _wrk(script: str, env: dict, clients: int, seconds: float) -> dict:
     }  # fmt: skip
 
 
+def _cpu_by_role(roots: dict[str, int], database: str) -> dict[str, float]:
+    """CPU seconds used so far by this run's processes, by role: each of `roots` (a role and the
+    pid of the process it started) with its descendants, the PostgreSQL backends of `database`,
+    PostgreSQL's shared processes (WAL writer, checkpointer: every database's), and Redis."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parents, used, commands = {}, {}, {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            commands[int(stat.parent.name)] = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(
+                errors="replace")  # fmt: skip
+        except OSError:
+            continue
+        pid = int(stat.parent.name)
+        parents[pid], used[pid] = int(fields[1]), (int(fields[11]) + int(fields[12])) / tick
+    roles: dict[str, float] = {}
+    for pid, seconds in used.items():
+        role, ancestor = None, pid
+        while ancestor > 1 and role is None:
+            role = next((name for name, root in roots.items() if root == ancestor), None)
+            ancestor = parents.get(ancestor, 0)
+        command = commands.get(pid, "")
+        if role is None and command.startswith("postgres:"):
+            role = "postgresql" if f" {database} " in command else (
+                "postgresql (shared)" if "postgres " not in command else None)  # fmt: skip
+        if role is None and "redis-server" in command:
+            role = "redis"
+        if role is not None:
+            roles[role] = roles.get(role, 0.0) + seconds
+    return roles
+
+
 def _manage_shell(env: dict, code: str) -> str:
     return subprocess.run([str(PYTHON), "manage.py", "shell", "-v", "0", "-c", code], cwd=ROOT, env=env, check=True,
                           capture_output=True, text=True).stdout  # fmt: skip
@@ -134,7 +166,10 @@ def run_ours(path: str, args) -> dict:
             script = "wrk_partner_rounds.lua"
             warm_env, run_env = _signed_requests(setup, args, WARM_UP_S), _signed_requests(setup, args, args.seconds)
         _wrk(script, warm_env, args.clients, WARM_UP_S)
+        roots = {"gunicorn": processes[0].pid, "celery worker": processes[1].pid, "celery beat": processes[2].pid}
+        before = _cpu_by_role(roots, "bench_http")
         run = _wrk(script, run_env, args.clients, args.seconds)
+        after_cpu = _cpu_by_role(roots, "bench_http")
         # Ties wait out their decision time (1 s), then the backlog settles; the lag is read from
         # the rounds' own times, so waiting here changes no figure.
         for _ in range(120):
@@ -151,7 +186,11 @@ def run_ours(path: str, args) -> dict:
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 process.kill()
-    return {"service": f"casino_war:{path}", **run, **after, "ledger_verifies": verify.returncode == 0}
+    rounds_run = run["rate"] * args.seconds
+    cpu = {role: round((after_cpu.get(role, 0.0) - before.get(role, 0.0)) * 1000 / rounds_run, 2)
+           for role in sorted(set(after_cpu) | set(before))}  # fmt: skip
+    return {"service": f"casino_war:{path}", **run, **after, "ledger_verifies": verify.returncode == 0,
+            "cpu_ms_per_round": cpu}  # fmt: skip
 
 
 def _signed_requests(setup: dict, args, seconds: float) -> dict:

@@ -69,7 +69,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "core.request_id.RequestIdMiddleware",  # first: every later error and log line has the id
     "django.middleware.security.SecurityMiddleware",
-    "csp.middleware.CSPMiddleware",  # the Content-Security-Policy of every response (below)
+    "core.middleware.ContentSecurityPolicyMiddleware",  # the Content-Security-Policy of every response (below)
     "django.middleware.gzip.GZipMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -79,7 +79,7 @@ MIDDLEWARE = [
     "core.middleware.ProductErrorPagesMiddleware",  # the product's 404 and 500 pages with DEBUG on too
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django_otp.middleware.OTPMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "core.middleware.PageMessageMiddleware",  # Django's messages, for pages only
     "core.middleware.StaffSessionTimeoutMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
