@@ -30,7 +30,6 @@ from ledger.models import (
     Adjustment,
     AdjustmentStatus,
     EntryKind,
-    EntrySeal,
     JournalEntry,
     Posting,
 )
@@ -300,8 +299,10 @@ def adjustment_reject(*, adjustment: Adjustment, rejected_by) -> Adjustment:
 # --- The hash chain ------------------------------------------------------------------------------
 
 
-def entry_content_hash(entry: JournalEntry, postings: Iterable[Posting], previous_hash: str) -> str:
-    """SHA-256 over the previous link and everything the entry says; any change breaks the chain."""
+def entry_content_hash(entry: JournalEntry | sql.EntryRow, postings: Iterable[Posting | sql.PostingRow],
+                       previous_hash: str) -> str:  # fmt: skip
+    """SHA-256 over the previous link and everything the entry says; any change breaks the chain.
+    The entry and its postings are models or the same fields as rows (ledger/sql.py)."""
     content = {
         "previous": previous_hash,
         "id": entry.id,
@@ -317,21 +318,25 @@ def entry_content_hash(entry: JournalEntry, postings: Iterable[Posting], previou
     return hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def ledger_seal(*, batch: int = 5000) -> int:
+def ledger_seal(*, batch: int = 5000, everywhere: bool = False) -> int:
     """Append the entries not sealed yet to the hash chain; returns how many were sealed.
 
     One sealer at a time, by a transaction-level advisory lock (a row lock on the old head would
-    let a second sealer, once released, build on a stale head and fork the chain).
+    let a second sealer, once released, build on a stale head and fork the chain). The entries come
+    as plain rows (ledger/sql.py): two entries of every round pass through here, and model
+    instances cost more than the hashing. `everywhere` looks at every entry, not only the recent
+    ones (the verification does).
     """
     with transaction.atomic():
         sql.seal_lock()
-        head = EntrySeal.objects.order_by("-sequence").first()
-        previous = head.hash if head else GENESIS_HASH
-        entries = JournalEntry.objects.filter(seal__isnull=True).order_by("id").prefetch_related("postings")[:batch]
-        seals = []
+        previous = sql.seal_head() or GENESIS_HASH
+        entries = sql.unsealed_entries(limit=batch, everywhere=everywhere)
+        postings = sql.postings_of_entries(entry_ids=[entry.id for entry in entries]) if entries else {}
+        previous_hashes, hashes = [], []
         for entry in entries:
-            link = entry_content_hash(entry, entry.postings.all(), previous)
-            seals.append(EntrySeal(entry=entry, previous_hash=previous, hash=link))
-            previous = link
-        EntrySeal.objects.bulk_create(seals)
-    return len(seals)
+            previous_hashes.append(previous)
+            previous = entry_content_hash(entry, postings.get(entry.id, []), previous)
+            hashes.append(previous)
+        if entries:
+            sql.seals_insert(entry_ids=[entry.id for entry in entries], previous_hashes=previous_hashes, hashes=hashes)
+    return len(entries)

@@ -5,7 +5,7 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 
 from ledger import sql
-from ledger.models import Account, AccountKind, JournalEntry, Posting
+from ledger.models import Account, AccountKind, EntrySeal, JournalEntry, Posting
 from ledger.services import house_account, player_accounts_open
 from tests.factories import make_player
 
@@ -139,3 +139,36 @@ def test_ledger_lock_accounts_holds_their_rows_until_commit():
                                 password=settings["PASSWORD"], dbname=settings["NAME"])  # fmt: skip
         with other, pytest.raises(psycopg.errors.LockNotAvailable):
             other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR UPDATE NOWAIT", [wallet.pk])
+
+
+def test_the_sealers_statements_read_unsealed_entries_and_append_links_in_order():
+    player = make_player(balance=1_000)  # its deposit is an entry
+    wallet, in_play = player_accounts_open(player=player)
+    post([wallet, in_play], [-10, 10], key="seal-a")
+    post([wallet, in_play], [-20, 20], key="seal-b")
+    assert sql.seal_head() is None
+    entries = sql.unsealed_entries(limit=10)
+    assert [e.idempotency_key for e in entries][-2:] == ["seal-a", "seal-b"] and entries == sorted(entries)
+    postings = sql.postings_of_entries(entry_ids=[entries[-1].id])
+    assert [(p.account_id, p.direction, p.amount, p.balance_after) for p in postings[entries[-1].id]] == [
+        (wallet.pk, "D", 20, 970), (in_play.pk, "C", 20, 30)]  # fmt: skip
+    ids = [e.id for e in entries]
+    sql.seals_insert(entry_ids=ids, previous_hashes=["0" * 64] + [f"{n:064d}" for n in range(1, len(ids))],
+                     hashes=[f"{n:064d}" for n in range(1, len(ids) + 1)])  # fmt: skip
+    assert [s.entry_id for s in EntrySeal.objects.order_by("sequence")] == ids
+    assert sql.seal_head() == f"{len(ids):064d}" and sql.unsealed_entries(limit=10) == []
+
+
+def test_the_sealer_looks_back_a_window_of_ids_and_a_full_pass_everywhere(monkeypatch):
+    player = make_player(balance=1_000)
+    wallet, in_play = player_accounts_open(player=player)
+    late = JournalEntry.objects.get(pk=post([wallet, in_play], [-1, 1], key="late")[0])
+    for n in range(3):
+        post([wallet, in_play], [-1, 1], key=f"after-{n}")
+    sealed_after = [e.id for e in sql.unsealed_entries(limit=10) if e.id > late.id]
+    sql.seals_insert(entry_ids=sealed_after, previous_hashes=["0" * 64] * 3, hashes=[f"{n:064d}" for n in range(3)])
+    monkeypatch.setattr(sql, "SEAL_LOOKBACK", 2)  # the late entry lies further back than the window
+    assert late.id not in [e.id for e in sql.unsealed_entries(limit=10)]
+    assert late.id in [e.id for e in sql.unsealed_entries(limit=10, everywhere=True)]
+    monkeypatch.setattr(sql, "SEAL_LOOKBACK", 100_000)
+    assert late.id in [e.id for e in sql.unsealed_entries(limit=10)]
