@@ -16,6 +16,7 @@ from datetime import datetime
 
 from django.db import connection
 
+from accounts.models import Player
 from casino.models import Round, SeedPair, Table
 from core.rows import instances_from_row, row_json, select_list
 
@@ -50,6 +51,34 @@ def round_open(*, player_id: int, currency: str, table_id: int, guard_kinds: lis
     pair, table = instances_from_row(row[:-4], (SeedPair, Table))
     excluded, limits, wallet_id, in_play_id = row[-4:]
     return pair, table, excluded, json.loads(limits), wallet_id, in_play_id  # jsonb comes as text in Django
+
+
+@functools.cache
+def _round_for_decision_sql(skip_locked: bool) -> str:
+    return (
+        f"SELECT {select_list(Round, 'r')}, {select_list(SeedPair, 'sp')}, {select_list(Player, 'p')}, a.wallet_id,"
+        f" a.in_play_id FROM {Round._meta.db_table} r JOIN {SeedPair._meta.db_table} sp ON sp.id = r.seed_pair_id"
+        f" JOIN {Player._meta.db_table} p ON p.id = r.player_id"
+        " CROSS JOIN ledger_player_accounts(r.player_id, r.currency) AS a"
+        " WHERE r.id = %s AND (%s::bigint IS NULL OR r.player_id = %s) AND (%s::text IS NULL OR r.status = %s)"
+        f" FOR UPDATE OF r{' SKIP LOCKED' if skip_locked else ''}"
+    )
+
+
+def round_for_decision(*, round_id: uuid.UUID, player_id: int | None = None, status: str | None = None,
+                       skip_locked: bool = False) -> tuple[Round, int, int] | None:  # fmt: skip
+    """The round (of this player, in this status, if given) with its row lock, its seed pair and
+    player, and the player's wallet and money-in-play account ids; None if there is none (or,
+    `skip_locked`, if another transaction holds it)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_round_for_decision_sql(skip_locked), [round_id, player_id, player_id, status, status])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    round_, pair, player = instances_from_row(row[:-2], (Round, SeedPair, Player))
+    Round.seed_pair.field.set_cached_value(round_, pair)
+    Round.player.field.set_cached_value(round_, player)
+    return round_, row[-2], row[-1]
 
 
 ROUND_PLACE = "SELECT casino_round_place(%s::jsonb, %s::jsonb, %s, %s, %s, %s, %s)"

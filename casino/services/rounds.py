@@ -53,7 +53,6 @@ from core.errors import (
 from core.transactions import atomic_step
 from ledger import sql as ledger_sql
 from ledger.money import format_money
-from ledger.services import player_accounts_open
 from protection.selectors import limits_by_kind_and_period
 from protection.services import STAKE_GUARD_KINDS, protection_check_stake
 
@@ -235,7 +234,8 @@ def _apply_resolution(round_: Round, state: RoundState, now) -> None:
     round_.war_dealer_card = state.dealer_war_card.code if war else ""
 
 
-def _resolve_decision(round_: Round, action: Action, actor: Actor, *, timed_out: bool) -> Round:
+def _resolve_decision(round_: Round, action: Action, actor: Actor, *, timed_out: bool, wallet_id: int,
+                      in_play_id: int) -> Round:  # fmt: skip
     """Replay the round's cards, take `action` and write the result (and the raise, for war) in
     one statement (casino/sql.py). Refused for funds, the round is as it was."""
     rules = _rules(round_)
@@ -251,12 +251,11 @@ def _resolve_decision(round_: Round, action: Action, actor: Actor, *, timed_out:
     decided.decided_by_id = str(actor.id)
     decided.decided_at = now
     decided.decision_timed_out = timed_out
-    wallet, in_play = player_accounts_open(player=round_.player)
     try:
         sql.round_decide(
             round_=decided, audit={"decision": action.value, "timed_out": timed_out, "outcome": decided.outcome},
-            raise_key=f"round:{round_.id}:raise" if action is Action.WAR else None, wallet_id=wallet.id,
-            in_play_id=in_play.id,
+            raise_key=f"round:{round_.id}:raise" if action is Action.WAR else None, wallet_id=wallet_id,
+            in_play_id=in_play_id,
         )  # fmt: skip
     except DatabaseError as exc:
         _raise_refusal(exc)
@@ -269,17 +268,13 @@ def round_decide(*, player, round_id: str, action: Action, actor: Actor) -> Roun
     """Go to war (staking the raise) or surrender, on a round waiting for a decision."""
     action = Action(action)
     with atomic_step():
-        round_ = (
-            Round.objects.select_for_update(of=("self",))
-            .select_related("seed_pair", "player")
-            .filter(pk=_uuid_or_404(round_id), player=player)
-            .first()
-        )
-        if round_ is None:
+        found = sql.round_for_decision(round_id=_uuid_or_404(round_id), player_id=player.pk)
+        if found is None:
             raise NotFound(gettext("no such round"))
+        round_, wallet_id, in_play_id = found
         if round_.status != RoundStatus.AWAITING_DECISION:
             raise RoundNotAwaitingDecision(gettext("the round is %(status)s") % {"status": round_.status})
-        return _resolve_decision(round_, action, actor, timed_out=False)
+        return _resolve_decision(round_, action, actor, timed_out=False, wallet_id=wallet_id, in_play_id=in_play_id)
 
 
 def _uuid_or_404(value: str) -> uuid.UUID:
@@ -322,19 +317,16 @@ def _rounds_take_house_rule(round_ids) -> int:
     decided = 0
     for round_id in round_ids:
         with transaction.atomic():
-            round_ = (
-                Round.objects.select_for_update(skip_locked=True, of=("self",))
-                .select_related("seed_pair", "player")
-                .filter(pk=round_id, status=RoundStatus.AWAITING_DECISION)
-                .first()
-            )
-            if round_ is None:
+            found = sql.round_for_decision(round_id=round_id, status=RoundStatus.AWAITING_DECISION, skip_locked=True)
+            if found is None:
                 continue  # decided meanwhile, or being decided right now
+            round_, wallet_id, in_play_id = found
             action = Action(round_.rules.get("house_rule", Action.WAR))
+            accounts = {"wallet_id": wallet_id, "in_play_id": in_play_id}
             try:
-                with transaction.atomic():
-                    _resolve_decision(round_, action, actor, timed_out=True)
+                with transaction.atomic():  # a savepoint: refused for the raise, it surrenders instead
+                    _resolve_decision(round_, action, actor, timed_out=True, **accounts)
             except InsufficientFunds:
-                _resolve_decision(round_, Action.SURRENDER, actor, timed_out=True)
+                _resolve_decision(round_, Action.SURRENDER, actor, timed_out=True, **accounts)
             decided += 1
     return decided

@@ -211,3 +211,32 @@ def test_rounds_settle_leaves_a_round_another_transaction_holds():
         other.execute("ROLLBACK")
     assert settled == [(free.id, None)]
     assert Round.objects.get(pk=held.id).status == "resolved"
+
+
+def test_round_for_decision_reads_the_round_its_pair_player_and_accounts():
+    player, other, table = make_player(balance=1_000), make_player(), TableFactory()
+    waiting = _placed(player, table, status=RoundStatus.AWAITING_DECISION, outcome="", resolved_at=None, net=None,
+                      payout=None)  # fmt: skip
+    wallet, in_play = player_accounts_open(player=player)
+    round_, wallet_id, in_play_id = sql.round_for_decision(round_id=waiting.id, player_id=player.pk)
+    assert (round_.id, round_.status, round_.seed_pair.server_seed, round_.player.pk) == (
+        waiting.id, "awaiting_decision", waiting.seed_pair.server_seed, player.pk)  # fmt: skip
+    assert (wallet_id, in_play_id) == (wallet.pk, in_play.pk)
+    assert sql.round_for_decision(round_id=waiting.id, player_id=other.pk) is None  # another player's round
+    assert sql.round_for_decision(round_id=waiting.id, status="resolved") is None
+    assert sql.round_for_decision(round_id=uuid.uuid4()) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_round_for_decision_can_leave_a_round_another_transaction_holds():
+    player, table = make_player(balance=1_000), TableFactory()
+    waiting = _placed(player, table, status=RoundStatus.AWAITING_DECISION, outcome="", resolved_at=None, net=None,
+                      payout=None)  # fmt: skip
+    with _other_connection() as other:
+        other.execute("BEGIN")
+        other.execute("SELECT 1 FROM casino_round WHERE id = %s FOR UPDATE", [waiting.id])
+        with transaction.atomic():
+            assert sql.round_for_decision(round_id=waiting.id, skip_locked=True) is None
+        other.execute("ROLLBACK")
+    with transaction.atomic():
+        assert sql.round_for_decision(round_id=waiting.id, skip_locked=True) is not None
