@@ -13,6 +13,7 @@ import functools
 import json
 import uuid
 from datetime import datetime
+from typing import NamedTuple
 
 from django.db import connection
 
@@ -110,12 +111,17 @@ def round_decide(*, round_: Round, audit: dict, raise_key: str | None, wallet_id
 ROUNDS_SETTLE = "SELECT settled_round, webhook_partner FROM casino_rounds_settle(%s, %s, %s)"
 
 
-def rounds_settle(
-    *, ids: list[uuid.UUID] | None, resolved_before: datetime, limit: int
-) -> list[tuple[uuid.UUID, int | None]]:
+class Settled(NamedTuple):
+    rounds: list[tuple[uuid.UUID, int | None]]  # each settled round, with its partner if it takes webhooks
+    left: int  # rounds due but left for the next batch: their player's accounts were busy
+
+
+def rounds_settle(*, ids: list[uuid.UUID] | None, resolved_before: datetime, limit: int) -> Settled:
     """Settle resolved rounds in one statement: these `ids`, or else the oldest resolved before
-    `resolved_before`, at most `limit`, leaving out any another transaction holds. Returns each
-    settled round with the id of its partner if that partner takes webhooks (else None)."""
+    `resolved_before`, at most `limit`. Another batch running, a round another transaction holds,
+    and a round whose player's accounts are busy right now are all left alone, not waited for."""
     with connection.cursor() as cursor:
         cursor.execute(ROUNDS_SETTLE, [ids, resolved_before, limit])
-        return cursor.fetchall()
+        rows = cursor.fetchall()
+    left = sum(count for round_id, count in rows if round_id is None)
+    return Settled([row for row in rows if row[0] is not None], left)

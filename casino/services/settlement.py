@@ -26,6 +26,7 @@ from core.cache import cache_window_open
 logger = logging.getLogger(__name__)
 SWEEP_AFTER_S = 3
 BATCH = 50  # rounds per statement: their wallets stay locked until its commit
+BUSY_RETRIES, BUSY_PAUSE_S = 5, 0.01  # a batch that left rounds of busy players tries again at once
 # The tasks (casino/tasks.py) wrap these services; a service asks for one by its name, so that the
 # services never import the tasks that import them.
 SETTLE_DUE_TASK = "casino.settle_due"
@@ -71,17 +72,17 @@ def settlement_enqueue(round_id: uuid.UUID) -> None:
             cache.delete(SETTLE_WINDOW_KEY)
 
 
-def _settle(*, ids: list[uuid.UUID] | None, resolved_before, limit: int) -> int:
+def _settle(*, ids: list[uuid.UUID] | None, resolved_before, limit: int) -> sql.Settled:
     """One transaction: settle the rounds in one statement (casino/sql.py: each round's payout
-    posted and the round marked settled, every account locked in key order), then record the
-    webhook events of the rounds whose partner takes them."""
+    posted and the round marked settled; a round whose player's accounts are busy is left for the
+    next batch), then record the webhook events of the rounds whose partner takes them."""
     with transaction.atomic():
         settled = sql.rounds_settle(ids=ids, resolved_before=resolved_before, limit=limit)
-        for_webhooks = [round_id for round_id, partner_id in settled if partner_id is not None]
+        for_webhooks = [round_id for round_id, partner_id in settled.rounds if partner_id is not None]
         if for_webhooks:
             for round_ in Round.objects.filter(pk__in=for_webhooks).select_related("player__partner", "seed_pair"):
                 webhook_create_for_round(round_)
-    return len(settled)
+    return settled
 
 
 def round_settle(*, round_id: uuid.UUID | str) -> bool:
@@ -93,7 +94,7 @@ def round_settle(*, round_id: uuid.UUID | str) -> bool:
         round_pk = uuid.UUID(str(round_id))
     except ValueError:
         return False
-    return _settle(ids=[round_pk], resolved_before=timezone.now(), limit=1) == 1
+    return len(_settle(ids=[round_pk], resolved_before=timezone.now(), limit=1).rounds) == 1
 
 
 def rounds_settle_due(*, older_than_s: float = 0, limit: int = 10_000) -> int:
@@ -101,12 +102,16 @@ def rounds_settle_due(*, older_than_s: float = 0, limit: int = 10_000) -> int:
     transaction: a batch holds the wallets it pays only for its own statement and commit, so
     rounds being placed meanwhile hardly wait, and batches running side by side skip each other's
     rounds instead of queueing behind them."""
-    settled = 0
+    settled = retries = 0
     while settled < limit:
         size = min(BATCH, limit - settled)
         batch = _settle(ids=None, resolved_before=timezone.now() - timedelta(seconds=older_than_s), limit=size)
-        settled += batch
-        if batch < size:
+        settled += len(batch.rounds)
+        if batch.left and retries < BUSY_RETRIES:
+            retries += 1
+            time.sleep(BUSY_PAUSE_S)  # a round being placed holds those accounts for a few milliseconds
+            continue
+        if len(batch.rounds) + batch.left < size:
             break
     return settled
 

@@ -178,7 +178,7 @@ def test_rounds_settle_pays_each_round_once_and_names_the_partners_that_take_web
     won = _placed(quiet, table, payout=200)
     lost = _placed(partnered, table, outcome="lose", net=-100, payout=0)
     later = timezone.now() + timedelta(seconds=1)
-    assert sorted(sql.rounds_settle(ids=None, resolved_before=later, limit=10), key=lambda r: r[1] or 0) == [
+    assert sorted(sql.rounds_settle(ids=None, resolved_before=later, limit=10).rounds, key=lambda r: r[1] or 0) == [
         (won.id, None), (lost.id, partner.pk)]  # fmt: skip
     assert set(Round.objects.values_list("status", flat=True)) == {"settled"}
     wallet = Account.objects.get(player=quiet, kind=AccountKind.PLAYER_WALLET)
@@ -186,8 +186,8 @@ def test_rounds_settle_pays_each_round_once_and_names_the_partners_that_take_web
     house = Account.objects.filter(kind=AccountKind.HOUSE, currency="EUR")
     assert sum(house.values_list("balance", flat=True)) == 0  # -100 paid out to one, +100 kept from the other
     assert not Account.objects.filter(kind=AccountKind.PLAYER_IN_PLAY).exclude(balance=0).exists()
-    assert sql.rounds_settle(ids=None, resolved_before=later, limit=10) == []
-    assert sql.rounds_settle(ids=[won.id], resolved_before=later, limit=1) == []
+    assert sql.rounds_settle(ids=None, resolved_before=later, limit=10) == ([], 0)
+    assert sql.rounds_settle(ids=[won.id], resolved_before=later, limit=1) == ([], 0)
     assert JournalEntry.objects.filter(idempotency_key__endswith=":settle").count() == 2
 
 
@@ -196,8 +196,8 @@ def test_rounds_settle_takes_the_oldest_first_and_at_most_its_limit():
     now = timezone.now()
     rounds = [_placed(player, table, resolved_at=now - timedelta(seconds=10 - n)) for n in range(3)]
     settled = sql.rounds_settle(ids=None, resolved_before=now, limit=2)
-    assert {round_id for round_id, _ in settled} == {rounds[0].id, rounds[1].id}
-    assert sql.rounds_settle(ids=None, resolved_before=now - timedelta(seconds=20), limit=10) == []
+    assert {round_id for round_id, _ in settled.rounds} == {rounds[0].id, rounds[1].id}
+    assert sql.rounds_settle(ids=None, resolved_before=now - timedelta(seconds=20), limit=10) == ([], 0)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -209,8 +209,35 @@ def test_rounds_settle_leaves_a_round_another_transaction_holds():
         other.execute("SELECT 1 FROM casino_round WHERE id = %s FOR UPDATE", [held.id])
         settled = sql.rounds_settle(ids=[held.id, free.id], resolved_before=timezone.now(), limit=10)
         other.execute("ROLLBACK")
-    assert settled == [(free.id, None)]
+    assert settled == ([(free.id, None)], 0)
     assert Round.objects.get(pk=held.id).status == "resolved"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rounds_settle_leaves_a_player_whose_accounts_are_busy_and_says_how_many_it_left():
+    busy_player, free_player, table = make_player(balance=1_000), make_player(balance=1_000), TableFactory()
+    busy, free = _placed(busy_player, table), _placed(free_player, table)
+    wallet, _ = player_accounts_open(player=busy_player)
+    with _other_connection() as other:
+        other.execute("BEGIN")
+        other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR NO KEY UPDATE", [wallet.pk])  # a round placed
+        settled = sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10)
+        other.execute("ROLLBACK")
+    assert settled == ([(free.id, None)], 1)
+    assert Round.objects.get(pk=busy.id).status == "resolved"
+    assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([(busy.id, None)], 0)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_batch_settles_at_a_time_and_another_leaves_at_once():
+    player, table = make_player(balance=1_000), TableFactory()
+    round_ = _placed(player, table)
+    with _other_connection() as other:
+        other.execute("BEGIN")
+        other.execute("SELECT pg_advisory_xact_lock(7461002)")  # a batch running
+        assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([], 0)
+        other.execute("ROLLBACK")
+    assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([(round_.id, None)], 0)
 
 
 def test_round_for_decision_reads_the_round_its_pair_player_and_accounts():
