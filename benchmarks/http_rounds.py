@@ -37,7 +37,9 @@ PORT = 8077
 REDIS_DB = 14
 WARM_UP_S = 3
 FLOOR = ROOT.parent / "shared" / "baselines" / "minimal_bet" / "run.sh"
-PYTHON = ROOT / ".venv" / "bin" / "python"
+# BENCH_ROOT: serve another checkout's code (e.g. an older commit, side by side) under this same load.
+CODE = Path(os.environ.get("BENCH_ROOT", ROOT)).resolve()
+PYTHON = CODE / ".venv" / "bin" / "python"
 
 
 def _wrk(script: str, env: dict, clients: int, seconds: float) -> dict:
@@ -99,7 +101,7 @@ def _cpu_by_role(roots: dict[str, int], database: str) -> dict[str, float]:
 
 
 def _manage_shell(env: dict, code: str) -> str:
-    return subprocess.run([str(PYTHON), "manage.py", "shell", "-v", "0", "-c", code], cwd=ROOT, env=env, check=True,
+    return subprocess.run([str(PYTHON), "manage.py", "shell", "-v", "0", "-c", code], cwd=CODE, env=env, check=True,
                           capture_output=True, text=True).stdout  # fmt: skip
 
 
@@ -125,11 +127,12 @@ print(json.dumps({
 
 
 def run_ours(path: str, args) -> dict:
-    url = fresh_database("bench_http")
+    url = fresh_database("bench_http", CODE)
     env = {
         **os.environ, "DATABASE_URL": url, "REDIS_URL": f"redis://127.0.0.1:6379/{REDIS_DB}", "DEBUG": "false",
         "SECRET_KEY": "bench-" + "x" * 50, "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "false",
         "THROTTLE_PLAYER": "10000000/min", "THROTTLE_PARTNER": "10000000/min", "LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),  # benchmarks/load.py, whichever checkout serves
     }  # fmt: skip
     subprocess.run(["redis-cli", "-n", str(REDIS_DB), "flushdb"], check=True, capture_output=True)
     setup = json.loads(_manage_shell(env, (
@@ -141,13 +144,13 @@ def run_ours(path: str, args) -> dict:
     processes = [
         subprocess.Popen([*nice, str(PYTHON), "-m", "gunicorn", "config.wsgi:application", "--bind",
                           f"127.0.0.1:{PORT}", "--workers", str(args.workers), "--threads", str(args.threads),
-                          "--worker-class", "gthread", "--log-level", "warning"], cwd=ROOT, env=env),
+                          "--worker-class", "gthread", "--log-level", "warning"], cwd=CODE, env=env),
         # As production runs it (docker/compose.yaml, bin/serve): without gossip and mingle.
         subprocess.Popen([str(PYTHON), "-m", "celery", "-A", "config", "worker", "--concurrency",
                           str(args.worker_concurrency), "--loglevel", "WARNING", "--without-gossip",
-                          "--without-mingle"], cwd=ROOT, env=env),
+                          "--without-mingle"], cwd=CODE, env=env),
         subprocess.Popen([str(PYTHON), "-m", "celery", "-A", "config", "beat", "--loglevel", "WARNING",
-                          "--schedule", str(schedule)], cwd=ROOT, env=env),
+                          "--schedule", str(schedule)], cwd=CODE, env=env),
     ]  # fmt: skip
     try:
         for _ in range(150):
@@ -177,7 +180,7 @@ def run_ours(path: str, args) -> dict:
             if after["settled"] == after["rounds"]:
                 break
             time.sleep(1)
-        verify = subprocess.run([str(PYTHON), "manage.py", "ledger_verify"], cwd=ROOT, env=env, capture_output=True)
+        verify = subprocess.run([str(PYTHON), "manage.py", "ledger_verify"], cwd=CODE, env=env, capture_output=True)
     finally:
         for process in processes:
             process.send_signal(signal.SIGTERM)

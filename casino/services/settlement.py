@@ -25,7 +25,9 @@ from core.cache import cache_window_open
 
 logger = logging.getLogger(__name__)
 SWEEP_AFTER_S = 3
-BATCH = 50  # rounds per statement: their wallets stay locked until its commit
+# Rounds per statement. The wallets a batch pays stay locked until its commit, and a round being
+# placed for one of those players waits for it: short batches keep that wait to a few milliseconds.
+BATCH = 10
 BUSY_RETRIES, BUSY_PAUSE_S = 5, 0.01  # a batch that left rounds of busy players tries again at once
 # The tasks (casino/tasks.py) wrap these services; a service asks for one by its name, so that the
 # services never import the tasks that import them.
