@@ -117,7 +117,8 @@ DATABASES["default"]["ATOMIC_REQUESTS"] = False
 # and prepares a statement the fifth time a connection runs it, so PostgreSQL parses and plans each
 # statement of the round path once per connection instead of every time (docs/BENCHMARKS.md: a
 # third of the database's CPU per round went to planning statements it had planned before).
-DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # (bin/test's deploy check reads no database)
+    DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
 # --- end Database (embed) ---
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
