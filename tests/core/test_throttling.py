@@ -26,7 +26,7 @@ def test_a_rate_allows_its_burst_then_says_how_long_to_wait(own_redis):
     waits = _decisions(cache, "caller", 4, interval_s=20, burst_s=60)  # 3 a minute
     assert waits[:3] == [0, 0, 0]
     assert 19 < waits[3] <= 20  # the next one in 20 s
-    assert _decisions(cache, "someone else", 1, interval_s=20, burst_s=60) == [0]
+    assert _decisions(cache, "someone-else", 1, interval_s=20, burst_s=60) == [0]
 
 
 def test_in_process_memory_counts_the_same_way():
