@@ -17,7 +17,6 @@ from rest_framework.authentication import CSRFCheck
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from accounts.authentication import PartnerRateThrottle, PartnerSignatureAuthentication, PlayerTokenAuthentication
@@ -37,6 +36,7 @@ from core.actors import Actor
 from core.api import problems, validated
 from core.errors import NotAPlayer
 from core.idempotency import IDEMPOTENCY_HEADER, idempotent
+from core.throttling import AnonymousRateThrottle, PlayerRateThrottle
 from core.times import rfc3339
 from ledger.selectors import player_wallet_summary
 
@@ -47,7 +47,7 @@ class PlayerScoped(APIView):
     """The signed-in player, acting for itself."""
 
     permission_classes = [IsAuthenticated]
-    throttle_classes = [UserRateThrottle]
+    throttle_classes = [PlayerRateThrottle]
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
@@ -71,6 +71,9 @@ class PartnerScoped(PlayerScoped):
     throttle_classes = [PartnerRateThrottle]
 
     def scoped_player(self):
+        player = self.request.user.player  # read with the partner when the signature was checked
+        if player is not None and player.external_id == self.kwargs["external_id"]:
+            return player
         return partner_player_get(partner=self.request.auth, external_id=self.kwargs["external_id"])
 
     def scoped_actor(self, player) -> Actor:
@@ -111,7 +114,7 @@ def player_representation(player) -> dict:
 class SignupView(APIView):
     authentication_classes = []
     permission_classes = [AllowAny]
-    throttle_classes = [AnonRateThrottle]
+    throttle_classes = [AnonymousRateThrottle]
 
     @extend_schema(request=SignupSerializer, responses={201: PlayerSerializer, **problems(400, 429)}, summary="Sign up")
     def post(self, request):
@@ -123,7 +126,7 @@ class TokenView(APIView):
     """Sign in for a token (a new one every time) and sign out, which ends the token sent."""
 
     authentication_classes = [PlayerTokenAuthentication]
-    throttle_classes = [AnonRateThrottle]
+    throttle_classes = [AnonymousRateThrottle]
 
     def get_permissions(self):
         return [AllowAny()] if self.request.method == "POST" else [IsAuthenticated()]
@@ -166,7 +169,7 @@ class SessionView(APIView):
     the sign-in too."""
 
     permission_classes = [AllowAny]
-    throttle_classes = [AnonRateThrottle]
+    throttle_classes = [AnonymousRateThrottle]
 
     @extend_schema(
         request=CredentialsSerializer,

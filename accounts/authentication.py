@@ -8,23 +8,25 @@ from django.utils.translation import gettext
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, TokenAuthentication
-from rest_framework.throttling import SimpleRateThrottle
 
-from accounts.models import Partner
+from accounts.models import Partner, Player
 from accounts.partners import partner_authenticate
 from accounts.tokens import token_authenticate
+from core.throttling import CellRateThrottle
 
 
 class PartnerPrincipal:
-    """request.user for a partner's request: authenticated, but no person and no staff rights."""
+    """request.user for a partner's request: authenticated, but no person and no staff rights.
+    `player` is the partner's player the request's path names, read with the partner (or None)."""
 
     is_authenticated = True
     is_anonymous = False
     is_staff = False
     is_active = True
 
-    def __init__(self, partner: Partner) -> None:
+    def __init__(self, partner: Partner, player: Player | None = None) -> None:
         self.partner = partner
+        self.player = player
         self.pk = f"partner:{partner.pk}"
 
     def __str__(self) -> str:
@@ -34,7 +36,8 @@ class PartnerPrincipal:
 class PartnerSignatureAuthentication(BaseAuthentication):
     def authenticate(self, request):
         meta = request.META
-        partner = partner_authenticate(
+        kwargs = (request.parser_context or {}).get("kwargs") or {}
+        signed = partner_authenticate(
             key_id=meta.get("HTTP_X_PARTNER_KEY"),
             timestamp=meta.get("HTTP_X_TIMESTAMP"),
             nonce=meta.get("HTTP_X_NONCE"),
@@ -42,14 +45,15 @@ class PartnerSignatureAuthentication(BaseAuthentication):
             method=request.method,
             path=request._request.get_full_path(),
             body=request._request.body,
+            external_id=kwargs.get("external_id"),
         )
-        return PartnerPrincipal(partner), partner
+        return PartnerPrincipal(signed.partner, signed.player), signed.partner
 
     def authenticate_header(self, request):
         return 'HMAC-SHA256 realm="partner"'
 
 
-class PartnerRateThrottle(SimpleRateThrottle):
+class PartnerRateThrottle(CellRateThrottle):
     """Requests per partner (all its players together)."""
 
     scope = "partner"

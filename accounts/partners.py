@@ -6,15 +6,19 @@ import hmac
 import re
 import time
 from datetime import timedelta
+from typing import NamedTuple
 
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from accounts import sql
 from accounts.models import Partner, PartnerNonce, Player, Transfer, TransferDirection
 from accounts.services import player_create
 from core.actors import Actor, ActorType
 from core.audit import audit_record
+from core.cache import cache_add_shared
 from core.errors import InvalidInput, NotFound, SignatureInvalid, WalletCurrencyMismatch
 from core.outbound import request_signature  # the one recipe, for requests both ways
 from ledger.money import CURRENCIES
@@ -30,12 +34,18 @@ SIGNATURE_PATTERN = re.compile(r"\A[0-9A-Fa-f]{64}\Z")
 EXTERNAL_ID_PATTERN = re.compile(r"\A[A-Za-z0-9_.:@-]{1,128}\Z")
 
 
+class SignedCall(NamedTuple):
+    partner: Partner
+    player: Player | None  # the partner's player the request is for, when it named one that exists
+
+
 def partner_authenticate(
     *, key_id: str | None, timestamp: str | None, nonce: str | None, signature: str | None,
-    method: str, path: str, body: bytes,
-) -> Partner:  # fmt: skip
+    method: str, path: str, body: bytes, external_id: str | None = None,
+) -> SignedCall:  # fmt: skip
     """The partner that signed this request, or `signature_invalid` (401) for an unknown key, a
-    wrong signature, a timestamp more than 300 s off, or a nonce this key already used."""
+    wrong signature, a timestamp more than 300 s off, or a nonce this key already used; with the
+    partner's player `external_id` (if it exists), read in the same statement as the partner."""
     if not (key_id and timestamp and nonce and signature):
         raise SignatureInvalid(gettext("X-Partner-Key, X-Timestamp, X-Nonce and X-Signature are all required"))
     if not KEY_PATTERN.match(key_id):
@@ -48,19 +58,49 @@ def partner_authenticate(
         raise SignatureInvalid(gettext("X-Signature is 64 hexadecimal digits"))
     if abs(time.time() - int(timestamp)) > CLOCK_SKEW_S:
         raise SignatureInvalid(gettext("X-Timestamp is more than 300 seconds away from the server's clock"))
-    partner = Partner.objects.filter(key_id=key_id, is_active=True).first()
+    found = sql.partner_and_player(key_id=key_id, external_id=external_id)
+    partner, player = found if found is not None else (None, None)
     expected = request_signature(
         secret=partner.secret if partner else "no-such-partner", timestamp=timestamp, nonce=nonce,
         method=method, path=path, body=body,
     )  # fmt: skip
     if not hmac.compare_digest(expected, signature.lower()) or partner is None:
         raise SignatureInvalid(gettext("the signature does not match"))
+    if not _nonce_first_use(partner, nonce):
+        raise SignatureInvalid(gettext("this nonce was already used"))
+    return SignedCall(partner, player)
+
+
+NONCE_KEEP_S = 2 * CLOCK_SKEW_S + 60  # a nonce older than this comes with a stale timestamp anyway
+
+
+def _nonce_key(partner_id: int, nonce: str) -> str:
+    return f"partner-nonce:{partner_id}:{nonce}"
+
+
+def _nonce_first_use(partner: Partner, nonce: str) -> bool:
+    """Record the nonce; False if this partner used it already. One Redis command (SET NX) while
+    Redis answers; the database (PartnerNonce) while it does not, since a process's own memory
+    would let another process take the same request again. When Redis is back, the nonces the
+    database took meanwhile go into Redis too (`partner_nonces_to_cache`)."""
+    first = cache_add_shared(cache, _nonce_key(partner.pk, nonce), 1, timeout=NONCE_KEEP_S)
+    if first is not None:
+        return first
     try:
         with transaction.atomic():
             PartnerNonce.objects.create(partner=partner, nonce=nonce)
     except IntegrityError:
-        raise SignatureInvalid(gettext("this nonce was already used")) from None
-    return partner
+        return False
+    return True
+
+
+def partner_nonces_to_cache() -> int:
+    """The nonces recorded in the database while Redis was away, into Redis (run when it is back)."""
+    recent = PartnerNonce.objects.filter(created_at__gte=timezone.now() - timedelta(seconds=NONCE_KEEP_S))
+    copied = 0
+    for partner_id, nonce in recent.values_list("partner_id", "nonce").iterator():
+        copied += bool(cache_add_shared(cache, _nonce_key(partner_id, nonce), 1, timeout=NONCE_KEEP_S))
+    return copied
 
 
 def partner_nonces_purge() -> int:

@@ -11,20 +11,19 @@ every request.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import re
 import secrets
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 
-from accounts.models import ApiToken, Player, User
+from accounts import sql
+from accounts.models import ApiToken, User
 from core import clock
 from core.actors import Actor
 from core.audit import audit_record
-from core.rows import instances_from_row, select_list
 
 KEY_PATTERN = re.compile(r"\A[0-9a-f]{64}\Z")  # secrets.token_hex(32); anything else is no token
 TOUCH_EVERY = timedelta(minutes=1)  # how stale last_used_at may be: the idle time is this precise
@@ -55,34 +54,19 @@ def token_issue(*, user: User) -> str:
     return key
 
 
-@functools.cache
-def _token_user_player_sql() -> str:
-    return (
-        f"SELECT {select_list(ApiToken, 't')}, {select_list(User, 'u')}, {select_list(Player, 'p')}"
-        f" FROM {ApiToken._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id"
-        f" LEFT JOIN {Player._meta.db_table} p ON p.user_id = u.id WHERE t.digest = %s"
-    )
-
-
 def token_authenticate(*, key: str) -> tuple[User, ApiToken] | None:
     """The user of this token key and the token, or None: no such token, idle too long, or a user
     who may not use the player API (inactive, staff). The token, its user and the user's player
     come in one plain statement, since every API call of a player starts here."""
     if not KEY_PATTERN.match(key):
         return None  # never reaches the database: a key is any text a client sends
-    with connection.cursor() as cursor:
-        cursor.execute(_token_user_player_sql(), [token_digest(key)])
-        row = cursor.fetchone()
-    if row is None:
+    found = sql.token_user_player(digest=token_digest(key))
+    if found is None:
         return None
-    token, user, player = instances_from_row(row, (ApiToken, User, Player))
+    token, user, _ = found
     now = clock.now()
     if now - token.last_used_at > token_idle_limit() or not user.is_active or user.is_staff or user.is_superuser:
         return None
-    ApiToken.user.field.set_cached_value(token, user)
-    if player is not None:  # as select_related would: user.player without another query
-        User.player.related.set_cached_value(user, player)
-        Player.user.field.set_cached_value(player, user)
     if now - token.last_used_at > TOUCH_EVERY:
         ApiToken.objects.filter(pk=token.pk, last_used_at=token.last_used_at).update(last_used_at=now)
         token.last_used_at = now

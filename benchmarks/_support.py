@@ -9,19 +9,20 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PG = {"host": "127.0.0.1", "port": "5432", "user": "postgres"}
+# BENCH_PG_PORT: another PostgreSQL on this host (e.g. one with pg_stat_statements, for profiling)
+PG = {"host": "127.0.0.1", "port": os.environ.get("BENCH_PG_PORT", "5432"), "user": "postgres"}
 
 
 def psql(sql: str, db: str = "postgres") -> None:
     subprocess.run(["psql", "-h", PG["host"], "-p", PG["port"], "-U", PG["user"], "-d", db, "-qc", sql], check=True)
 
 
-def fresh_database(name: str) -> str:
+def fresh_database(name: str, root: Path = ROOT) -> str:
     psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
     psql(f"CREATE DATABASE {name}")
     url = f"postgres://{PG['user']}@{PG['host']}:{PG['port']}/{name}"
     env = {**os.environ, "DATABASE_URL": url, "DEBUG": "false", "SECRET_KEY": "bench-" + "x" * 50, "ALLOWED_HOSTS": "*"}
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=root, env=env, check=True)
     return url
 
 

@@ -1,8 +1,16 @@
-"""Rounds per second end to end over HTTP: gunicorn on PostgreSQL, a Celery worker on Redis,
-16 concurrent clients each placing rounds (after a 3 s warm-up); p50/p99 latency, and settlement lag (resolved ->
-settled) from the database afterwards; pgbench tpcb-like TPS on the same server in the same run.
+"""Rounds per second over HTTP beside the floor of the stack, side by side, same load.
 
-    python benchmarks/http_rounds.py [--seconds 15] [--clients 16]
+In one invocation, for each pass: the smallest correct bet on this very stack
+(`../shared/baselines/minimal_bet/run.sh`, given this project's Python), then this service on the
+token path (`POST rounds/`) and on the signed partner path (`POST partner/players/{id}/rounds/`).
+Every service runs gunicorn with the same workers x threads (default 2 x 8, not niced) on the
+same PostgreSQL; ours also runs a Celery worker and beat on Redis, as in production. Load: wrk,
+16 connections, each its own player (one wrk thread per connection), 3 s of warm-up, then the
+measured run. Afterwards, from the database: settlement lag (resolved -> settled), that every
+round was staked and settled exactly once, and `ledger_verify`. It prints every run and, per path,
+our rate and p99 beside the floor's and their ratios.
+
+    python benchmarks/http_rounds.py [--seconds 20] [--passes 2] [--paths token,partner]
 """
 
 from __future__ import annotations
@@ -10,198 +18,256 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import multiprocessing as mp
 import os
 import re
-import shutil
+import secrets
 import signal
-import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from benchmarks._support import fresh_database, pgbench_tps  # noqa: E402
+from benchmarks.load import partner_headers  # noqa: E402
 
 PORT = 8077
-REDIS_URL = "redis://127.0.0.1:6379/14"
+REDIS_DB = 14
 WARM_UP_S = 3
+FLOOR = ROOT.parent / "shared" / "baselines" / "minimal_bet" / "run.sh"
+# BENCH_ROOT: serve another checkout's code (e.g. an older commit, side by side) under this same load.
+CODE = Path(os.environ.get("BENCH_ROOT", ROOT)).resolve()
+PYTHON = CODE / ".venv" / "bin" / "python"
 
 
-def _client(args) -> list[tuple[float, int]]:
-    token, table, seconds, index = args
-    conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
-    headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
-    body = json.dumps({"table": table, "main_bet": 100})
-    results = []
-    deadline = time.perf_counter() + seconds
-    n = 0
-    while time.perf_counter() < deadline:
-        n += 1
-        started = time.perf_counter()
-        conn.request("POST", "/api/v1/rounds/", body, {**headers, "Idempotency-Key": f"c{index}-{n}"})
-        response = conn.getresponse()
-        response.read()
-        results.append((time.perf_counter() - started, response.status))
-    conn.close()
-    return results
-
-
-def _run_wrk(tokens: list[str], table: str, clients: int, seconds: float) -> dict:
-    env = {**os.environ, "BENCH_TOKENS": " ".join(tokens), "BENCH_TABLE": table}
+def _wrk(script: str, env: dict, clients: int, seconds: float) -> dict:
     out = subprocess.run(
-        ["wrk", f"-t{clients}", f"-c{clients}", f"-d{int(seconds)}s", "--latency", "-s", str(ROOT / "benchmarks" / "wrk_rounds.lua"),
-         f"http://127.0.0.1:{PORT}"],
-        env=env, capture_output=True, text=True, check=True,
+        ["wrk", f"-t{clients}", f"-c{clients}", f"-d{int(seconds)}s", "--latency", "-s",
+         str(ROOT / "benchmarks" / script), f"http://127.0.0.1:{PORT}"],
+        env={**os.environ, **env}, capture_output=True, text=True, check=True,
     )  # fmt: skip
-    sys.stderr.write(out.stderr)  # the script reports the first body of each non-201 status
-    out = out.stdout
+    sys.stderr.write(out.stderr)  # the scripts report the first body of each non-201 status
+    text = out.stdout
 
     def ms(label: str) -> float:
-        match = re.search(rf"^\s+{label}\s+([\d.]+)(us|ms|s)\s*$", out, re.MULTILINE)
+        match = re.search(rf"^\s+{label}\s+([\d.]+)(us|ms|s)\s*$", text, re.MULTILINE)
         if not match:
             return float("nan")
         value, unit = float(match.group(1)), match.group(2)
         return round(value / 1000 if unit == "us" else value * 1000 if unit == "s" else value, 1)
 
-    non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    socket_errors = re.search(r"Socket errors: (.*)", out)
-    if socket_errors:  # connect/read/write/timeout: requests wrk gave up on, not in the rate
-        sys.stderr.write(f"wrk socket errors: {socket_errors.group(1)}\n")
+    non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+    socket_errors = re.search(r"Socket errors: (.*)", text)
     return {
-        "rate": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
-        "latency_ms": {"p50": ms("50%"), "p90": ms("90%"), "p99": ms("99%")},
-        "errors": int(non_2xx.group(1)) if non_2xx else 0,
-    }
+        "rate": float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1)),
+        "p50_ms": ms("50%"), "p90_ms": ms("90%"), "p99_ms": ms("99%"),
+        "non_2xx": int(non_2xx.group(1)) if non_2xx else 0,
+        "socket_errors": socket_errors.group(1) if socket_errors else None,
+    }  # fmt: skip
 
 
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else float("nan")
+def _cpu_by_role(roots: dict[str, int], database: str) -> dict[str, float]:
+    """CPU seconds used so far by this run's processes, by role: each of `roots` (a role and the
+    pid of the process it started) with its descendants, the PostgreSQL backends of `database`,
+    PostgreSQL's shared processes (WAL writer, checkpointer: every database's), and Redis."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parents, used, commands = {}, {}, {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            commands[int(stat.parent.name)] = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(
+                errors="replace")  # fmt: skip
+        except OSError:
+            continue
+        pid = int(stat.parent.name)
+        parents[pid], used[pid] = int(fields[1]), (int(fields[11]) + int(fields[12])) / tick
+    roles: dict[str, float] = {}
+    for pid, seconds in used.items():
+        role, ancestor = None, pid
+        while ancestor > 1 and role is None:
+            role = next((name for name, root in roots.items() if root == ancestor), None)
+            ancestor = parents.get(ancestor, 0)
+        command = commands.get(pid, "")
+        if role is None and command.startswith("postgres:"):
+            role = "postgresql" if f" {database} " in command else (
+                "postgresql (shared)" if "postgres " not in command else None)  # fmt: skip
+        if role is None and "redis-server" in command:
+            role = "redis"
+        if role is not None:
+            roles[role] = roles.get(role, 0.0) + seconds
+    return roles
+
+
+def _manage_shell(env: dict, code: str) -> str:
+    return subprocess.run([str(PYTHON), "manage.py", "shell", "-v", "0", "-c", code], cwd=CODE, env=env, check=True,
+                          capture_output=True, text=True).stdout  # fmt: skip
+
+
+AFTER_RUN = """
+import json
+from django.db.models import Count
+from casino.models import Round
+from ledger.models import JournalEntry
+rows = Round.objects.filter(settled_at__isnull=False, resolved_at__isnull=False)
+lags = sorted((s - r).total_seconds() for r, s in rows.values_list('resolved_at', 'settled_at'))
+n = len(lags)
+pick = lambda q: round(lags[min(n - 1, int(q * n))], 3) if n else None
+rounds = Round.objects.count()
+stakes = JournalEntry.objects.filter(idempotency_key__endswith=':stake').count()
+settles = JournalEntry.objects.filter(idempotency_key__endswith=':settle').count()
+print(json.dumps({
+    'rounds': rounds, 'settled': Round.objects.filter(status='settled').count(),
+    'stake_entries': stakes, 'settle_entries': settles,
+    'each_round_staked_and_settled_once': rounds == stakes == settles == Round.objects.filter(status='settled').count(),
+    'lag_s': {'p50': pick(0.5), 'p99': pick(0.99), 'max': pick(1)},
+}))
+"""
+
+
+def run_ours(path: str, args) -> dict:
+    url = fresh_database("bench_http", CODE)
+    env = {
+        **os.environ, "DATABASE_URL": url, "REDIS_URL": f"redis://127.0.0.1:6379/{REDIS_DB}", "DEBUG": "false",
+        "SECRET_KEY": "bench-" + "x" * 50, "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "false",
+        "THROTTLE_PLAYER": "10000000/min", "THROTTLE_PARTNER": "10000000/min", "LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),  # benchmarks/load.py, whichever checkout serves
+    }  # fmt: skip
+    subprocess.run(["redis-cli", "-n", str(REDIS_DB), "flushdb"], check=True, capture_output=True)
+    setup = json.loads(_manage_shell(env, (
+        "import json; from benchmarks.load import bench_setup; "
+        f"print(json.dumps(bench_setup(players={args.clients}, partner_players={args.clients})))"
+    )))  # fmt: skip
+    schedule = Path(tempfile.mkdtemp(prefix="bench-beat-")) / "schedule"
+    nice = ["nice", "-n", str(args.web_nice)] if args.web_nice else []
+    processes = [
+        subprocess.Popen([*nice, str(PYTHON), "-m", "gunicorn", "config.wsgi:application", "--bind",
+                          f"127.0.0.1:{PORT}", "--workers", str(args.workers), "--threads", str(args.threads),
+                          "--worker-class", "gthread", "--log-level", "warning"], cwd=CODE, env=env),
+        # As production runs it (docker/compose.yaml, bin/serve): without gossip and mingle.
+        subprocess.Popen([str(PYTHON), "-m", "celery", "-A", "config", "worker", "--concurrency",
+                          str(args.worker_concurrency), "--loglevel", "WARNING", "--without-gossip",
+                          "--without-mingle"], cwd=CODE, env=env),
+        subprocess.Popen([str(PYTHON), "-m", "celery", "-A", "config", "beat", "--loglevel", "WARNING",
+                          "--schedule", str(schedule)], cwd=CODE, env=env),
+    ]  # fmt: skip
+    try:
+        for _ in range(150):
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=1)
+                connection.request("GET", "/healthz/live")
+                if connection.getresponse().status == 200:
+                    break
+            except OSError:
+                time.sleep(0.2)
+        time.sleep(3)  # the worker connects to the broker
+        if path == "token":
+            script = "wrk_rounds.lua"
+            warm_env = run_env = {"BENCH_TOKENS": " ".join(setup["tokens"]), "BENCH_TABLE": setup["table"]}
+        else:  # nonces are single-use: the warm-up and the run get requests signed apart
+            script = "wrk_partner_rounds.lua"
+            warm_env, run_env = _signed_requests(setup, args, WARM_UP_S), _signed_requests(setup, args, args.seconds)
+        _wrk(script, warm_env, args.clients, WARM_UP_S)
+        roots = {"gunicorn": processes[0].pid, "celery worker": processes[1].pid, "celery beat": processes[2].pid}
+        before = _cpu_by_role(roots, "bench_http")
+        run = _wrk(script, run_env, args.clients, args.seconds)
+        after_cpu = _cpu_by_role(roots, "bench_http")
+        # Ties wait out their decision time (1 s), then the backlog settles; the lag is read from
+        # the rounds' own times, so waiting here changes no figure.
+        for _ in range(120):
+            after = json.loads(_manage_shell(env, AFTER_RUN))
+            if after["settled"] == after["rounds"]:
+                break
+            time.sleep(1)
+        verify = subprocess.run([str(PYTHON), "manage.py", "ledger_verify"], cwd=CODE, env=env, capture_output=True)
+    finally:
+        for process in processes:
+            process.send_signal(signal.SIGTERM)
+        for process in processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    rounds_run = run["rate"] * args.seconds
+    cpu = {role: round((after_cpu.get(role, 0.0) - before.get(role, 0.0)) * 1000 / rounds_run, 2)
+           for role in sorted(set(after_cpu) | set(before))}  # fmt: skip
+    return {"service": f"casino_war:{path}", **run, **after, "ledger_verifies": verify.returncode == 0,
+            "cpu_ms_per_round": cpu}  # fmt: skip
+
+
+def _signed_requests(setup: dict, args, seconds: float) -> dict:
+    """Requests signed in advance, a file per wrk thread, enough for `seconds` at the most."""
+    directory = Path(tempfile.mkdtemp(prefix="bench-signed-"))
+    body = ('{"table": "' + setup["table"] + '", "main_bet": 100}').encode()  # exactly what the Lua script sends
+    count = int(args.max_rate_per_client * (seconds + 2))
+    for index in range(args.clients):
+        external_id = setup["external_ids"][index % len(setup["external_ids"])]
+        path = f"/api/v1/partner/players/{external_id}/rounds/"
+        with (directory / f"signed{index}").open("w") as out:
+            for n in range(count):
+                headers = partner_headers(setup["partner_key"], setup["partner_secret"], "POST", path, body)
+                out.write(f"{headers['X-Timestamp']} {headers['X-Nonce']} {headers['X-Signature']} k{index}-{n}-{secrets.token_hex(4)}\n")
+    return {
+        "BENCH_SIGNED": str(directory / "signed"), "BENCH_TABLE": setup["table"],
+        "BENCH_PARTNER_KEY": setup["partner_key"], "BENCH_EXTERNAL_IDS": " ".join(setup["external_ids"]),
+    }  # fmt: skip
+
+
+def run_floor(args) -> dict:
+    env = {**os.environ, "MINBET_SECONDS": str(int(args.seconds)), "MINBET_WORKERS": str(args.workers),
+           "MINBET_THREADS": str(args.threads), "MINBET_NICE": str(args.web_nice)}  # fmt: skip
+    out = subprocess.run(["bash", args.floor, str(PYTHON)], env=env, capture_output=True, text=True, check=True)
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    return {"service": "floor:minimal_bet", "rate": figures["bets_per_s"], "p50_ms": figures["p50_ms"],
+            "p99_ms": figures["p99_ms"], "non_2xx": figures["non2xx"], "money_conserved": figures["money_conserved"]}  # fmt: skip
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seconds", type=float, default=15)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
-    parser.add_argument("--worker-class", default="gthread", choices=["gthread", "sync"])
-    parser.add_argument(
-        "--web-nice",
-        type=int,
-        default=10,
-        help="CPU niceness of the web server: settlement workers come first, as on a production host "
-        "where they have cores of their own (0: share the CPU equally)",
-    )
-    parser.add_argument(
-        "--client",
-        choices=["wrk", "python"],
-        default="wrk" if shutil.which("wrk") else "python",
-        help="load generator: wrk (C, needs `apt-get install wrk`) leaves the CPU to the server",
-    )
+    parser.add_argument("--passes", type=int, default=2)
+    parser.add_argument("--paths", default="token,partner")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (ours and the floor's)")
+    parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker (ours and the floor's)")
+    parser.add_argument("--worker-concurrency", type=int, default=2, help="Celery worker processes")
+    parser.add_argument("--web-nice", type=int, default=0, help="niceness of the web servers (0: not niced)")
+    parser.add_argument("--max-rate-per-client", type=float, default=150,
+                        help="partner path: requests signed in advance per client and second")  # fmt: skip
+    parser.add_argument("--floor", default=str(FLOOR), help="the floor's run.sh (default: ../shared beside the checkout)")
+    parser.add_argument("--no-floor", action="store_true", help="skip the floor (no ../shared here)")
+    parser.add_argument("--pgbench", action="store_true", help="also pgbench tpcb-like TPS, after each pass")
     args = parser.parse_args()
+    paths = [p for p in args.paths.split(",") if p]
 
-    url = fresh_database("bench_http")
-    env = {
-        **os.environ, "DATABASE_URL": url, "REDIS_URL": REDIS_URL, "DEBUG": "false", "SECRET_KEY": "bench-" + "x" * 50,
-        "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "false", "THROTTLE_PLAYER": "10000000/min",
-        "LOG_LEVEL": "WARNING",
-    }  # fmt: skip
-    subprocess.run(["redis-cli", "-n", "14", "flushdb"], check=True, capture_output=True)
-    setup = (
-        "from accounts.services import player_create; from casino.models import Table; "
-        "from core.actors import Actor; from ledger.services import wallet_deposit; "
-        "from accounts.tokens import token_issue; "
-        "t = Table.objects.create(name='Bench', min_bet=100, max_bet=100000, bet_step=100, max_tie_bet=0, "
-        "decision_timeout_s=1); "
-        "tokens = []\n"
-        f"for n in range({args.clients}):\n"
-        "    p = player_create(username=f'bench{n}', password=None)\n"
-        "    wallet_deposit(player=p, amount=10**12, idempotency_key=f'fund{n}', actor=Actor.system('bench'))\n"
-        "    tokens.append(token_issue(user=p.user))\n"
-        "print(t.pk, ' '.join(tokens))"
-    )
-    out = subprocess.run([sys.executable, "manage.py", "shell", "-v", "0", "-c", setup], cwd=ROOT, env=env, check=True,
-                         capture_output=True, text=True).stdout.split()  # fmt: skip
-    table, tokens = out[0], out[1:]
-    server = subprocess.Popen(
-        ["nice", "-n", str(args.web_nice), sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{PORT}", "--workers",
-         str(args.workers), "--threads", str(args.threads), "--worker-class", args.worker_class, "--log-level", "warning"],
-        cwd=ROOT, env=env,
-    )  # fmt: skip
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--concurrency", "2", "--loglevel", os.environ.get("BENCH_WORKER_LOG", "WARNING"),
-         "--without-gossip", "--without-mingle", "--without-heartbeat"],
-        cwd=ROOT, env=env,
-    )  # fmt: skip
-    beat = subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel", "WARNING",
-                             "--schedule", "/tmp/bench-beat-schedule"], cwd=ROOT, env=env)  # fmt: skip
-    try:
-        for _ in range(100):
-            try:
-                http.client.HTTPConnection("127.0.0.1", PORT, timeout=1).request("GET", "/healthz")
-                break
-            except OSError:
-                time.sleep(0.2)
-        time.sleep(2)
-        if args.client == "wrk":
-            # Steady state: the first requests of each gunicorn process and thread (connections,
-            # translation catalogues, URL and serializer set-up) are not what a live server serves.
-            _run_wrk(tokens, table, args.clients, WARM_UP_S)
-            wrk = _run_wrk(tokens, table, args.clients, args.seconds)
-        else:
-            with mp.get_context("spawn").Pool(args.clients) as pool:
-                started = time.perf_counter()
-                runs = pool.map(_client, [(tokens[i], table, args.seconds, i) for i in range(args.clients)])
-                elapsed = time.perf_counter() - started
-        time.sleep(5)  # let settlement finish
-        lag_script = (
-            "from casino.models import Round; import json\n"
-            "rows = Round.objects.filter(settled_at__isnull=False, resolved_at__isnull=False)\n"
-            "lags = sorted((s - r).total_seconds() for r, s in rows.values_list('resolved_at', 'settled_at'))\n"
-            "n = len(lags)\n"
-            "pick = lambda q: lags[min(n - 1, int(q * n))] if n else None\n"
-            "left = Round.objects.filter(status='resolved').count()\n"
-            "print(json.dumps({'settled': n, 'unsettled_resolved': left, 'p50': pick(0.5), 'p99': pick(0.99), 'max': pick(1)}))"
-        )
-        lag = json.loads(subprocess.run([sys.executable, "manage.py", "shell", "-v", "0", "-c", lag_script], cwd=ROOT, env=env,
-                                        check=True, capture_output=True, text=True).stdout)  # fmt: skip
-        verify = subprocess.run([sys.executable, "manage.py", "ledger_verify"], cwd=ROOT, env=env, capture_output=True)
-    finally:
-        for process in (server, worker, beat):
-            process.send_signal(signal.SIGTERM)
-        for process in (server, worker, beat):
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-    tps = pgbench_tps(args.clients, int(args.seconds))
-    if args.client == "wrk":
-        rate, latency, errors = wrk["rate"], wrk["latency_ms"], wrk["errors"]
-    else:
-        latencies = [latency for run in runs for latency, status in run if status == 201]
-        errors = sum(1 for run in runs for _, status in run if status != 201)
-        rate = len(latencies) / elapsed
-        latency = {
-            "p50": round(statistics.median(latencies) * 1000, 1),
-            "p99": round(percentile(latencies, 99) * 1000, 1),
-            "max": round(max(latencies) * 1000, 1),
-        }
-    figures = {
-        "clients": args.clients,
-        "load_generator": args.client,
-        "rounds_per_s": round(rate, 1),
-        "latency_ms": latency,
-        "non_201_responses": errors,
-        "settlement_lag_s": lag,
-        "ledger_verifies_after": verify.returncode == 0,
-        "pgbench_tpcb_like_tps": round(tps),
-        "ratio_to_pgbench": round(rate / tps, 3),
-    }
-    print(json.dumps(figures, indent=2))
+    runs: list[dict] = []
+    for number in range(1, args.passes + 1):
+        if not args.no_floor:
+            runs.append({"pass": number, **run_floor(args)})
+            print(json.dumps(runs[-1]), flush=True)
+        for path in paths:
+            runs.append({"pass": number, **run_ours(path, args)})
+            print(json.dumps(runs[-1]), flush=True)
+        if args.pgbench:
+            runs.append({"pass": number, "service": "pgbench:tpcb-like", "rate": pgbench_tps(args.clients, 10)})
+            print(json.dumps(runs[-1]), flush=True)
+
+    summary = {}
+    for path in paths:
+        for number in range(1, args.passes + 1):
+            ours = next(r for r in runs if r["pass"] == number and r["service"] == f"casino_war:{path}")
+            row = {"rounds_per_s": ours["rate"], "p50_ms": ours["p50_ms"], "p99_ms": ours["p99_ms"],
+                   "lag_p99_s": ours["lag_s"]["p99"], "non_2xx": ours["non_2xx"],
+                   "exactly_once": ours["each_round_staked_and_settled_once"], "ledger_verifies": ours["ledger_verifies"]}  # fmt: skip
+            floor = next((r for r in runs if r["pass"] == number and r["service"] == "floor:minimal_bet"), None)
+            if floor:
+                row |= {"floor_bets_per_s": floor["rate"], "floor_p99_ms": floor["p99_ms"],
+                        "rate_ratio": round(ours["rate"] / floor["rate"], 3),
+                        "p99_ratio": round(ours["p99_ms"] / floor["p99_ms"], 3)}  # fmt: skip
+            summary[f"{path} (pass {number})"] = row
+    print(json.dumps({"summary": summary, "targets": "rate_ratio >= 0.75, p99_ratio <= 2, lag_p99_s < 1, non_2xx 0"},
+                     indent=2))  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -151,7 +151,8 @@ class RoundDecision(models.TextChoices):
 
 class Round(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="rounds")
+    # Indexed by (player, -created_at) below, and by nothing else: every index is written per round.
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="rounds", db_index=False)
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds")
     currency = models.CharField(max_length=3)
     status = models.CharField(max_length=20, choices=RoundStatus.choices)
@@ -175,7 +176,8 @@ class Round(models.Model):
     nets = models.JSONField(default=dict, blank=True)
     net = models.BigIntegerField(null=True, blank=True)
     payout = models.BigIntegerField(null=True, blank=True)
-    seed_pair = models.ForeignKey(SeedPair, on_delete=models.PROTECT, related_name="rounds")
+    # Indexed by round_one_per_nonce (seed_pair, nonce).
+    seed_pair = models.ForeignKey(SeedPair, on_delete=models.PROTECT, related_name="rounds", db_index=False)
     nonce = models.PositiveBigIntegerField()
     shoe_nonce = models.PositiveBigIntegerField()
     shoe_position = models.PositiveIntegerField(default=0)

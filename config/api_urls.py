@@ -10,15 +10,16 @@ from ledger import api as ledger_api
 from protection import api as protection_api
 
 player_endpoints = [
-    *ledger_api.player_endpoints,
     *casino_api.player_endpoints,
+    *ledger_api.player_endpoints,
     *protection_api.player_endpoints,
 ]
 
 app_name = "api"
+# Players' endpoints first (rounds lead them): they take most requests.
 urlpatterns = [
-    path("", include(casino_api.urlpatterns)),
-    path("", include(accounts_api.urlpatterns)),
     *accounts_api.player_paths(player_endpoints, partner=False),
     *accounts_api.player_paths(player_endpoints, partner=True),
+    path("", include(casino_api.urlpatterns)),
+    path("", include(accounts_api.urlpatterns)),
 ]

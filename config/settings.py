@@ -69,7 +69,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "core.request_id.RequestIdMiddleware",  # first: every later error and log line has the id
     "django.middleware.security.SecurityMiddleware",
-    "csp.middleware.CSPMiddleware",  # the Content-Security-Policy of every response (below)
+    "core.middleware.ContentSecurityPolicyMiddleware",  # the Content-Security-Policy of every response (below)
     "django.middleware.gzip.GZipMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -79,7 +79,7 @@ MIDDLEWARE = [
     "core.middleware.ProductErrorPagesMiddleware",  # the product's 404 and 500 pages with DEBUG on too
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django_otp.middleware.OTPMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "core.middleware.PageMessageMiddleware",  # Django's messages, for pages only
     "core.middleware.StaffSessionTimeoutMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -113,6 +113,12 @@ DATABASE_URL = os.environ.get("DATABASE_URL") or EMBEDDED_DATABASE_URL
 # Persistent connections: a new PostgreSQL connection per request costs more than the request.
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=600, conn_health_checks=True)}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+# Server-side binding with prepared statements: psycopg sends parameters apart from the statement
+# and prepares a statement the fifth time a connection runs it, so PostgreSQL parses and plans each
+# statement of the round path once per connection instead of every time (docs/BENCHMARKS.md: a
+# third of the database's CPU per round went to planning statements it had planned before).
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # (bin/test's deploy check reads no database)
+    DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
 # --- end Database (embed) ---
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -6,7 +6,9 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from casino import backoffice
 from core import health
 
+# The API first: URL resolution walks the patterns in order, and API calls are most of the traffic.
 urlpatterns = [
+    path("api/v1/", include("config.api_urls")),
     path("", include("web.urls")),
     path("jsi18n/", JavaScriptCatalog.as_view(packages=["web"]), name="javascript-catalog"),
     path("healthz", health.ready, name="healthz"),  # readiness, as the image's health check expects
@@ -17,7 +19,6 @@ urlpatterns = [
     path("admin/reports/ggr/", backoffice.ggr, name="reports-ggr"),
     path("admin/reports/rtp/", backoffice.rtp, name="reports-rtp"),
     path("admin/", admin.site.urls),
-    path("api/v1/", include("config.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # Swagger UI with its start-up script as a file of its own (`?script`), not inline: the CSP allows none.
     path(

@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from django.dispatch import Signal
 from django.utils.functional import cached_property
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -126,6 +127,37 @@ class _ClientPerPool(RedisCacheClient):
         return client
 
 
+# The generic cell rate algorithm, in one Redis call: a key holds the moment its bucket is empty
+# again (the "theoretical arrival time"); a request adds `interval` to it, and is refused when that
+# would put it more than `burst` ahead of now. It answers 0 (allowed) or the seconds to wait.
+_GCRA = """
+local now, interval, burst = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tat < now then tat = now end
+if tat + interval - now > burst then return tostring(tat + interval - now - burst) end
+redis.call('SET', KEYS[1], tostring(tat + interval), 'PX', math.ceil((tat + interval - now) * 1000))
+return '0'
+"""
+
+
+def _gcra_in_memory(cache: LocMemCache, lock: threading.Lock, key: str, now: float, interval: float,
+                    burst: float) -> float:  # fmt: skip
+    with lock:
+        tat = max(cache.get(key) or 0.0, now)
+        if tat + interval - now > burst:
+            return tat + interval - now - burst
+        cache.set(key, tat + interval, timeout=tat + interval - now)
+        return 0.0
+
+
+def _window_in_memory(cache, lock: threading.Lock, key: str, ends: float, seconds: float) -> tuple[float, bool]:
+    with lock:
+        if cache.add(key, ends, timeout=seconds):
+            return ends, True
+        current = cache.get(key)
+        return (ends, False) if current is None else (current, False)
+
+
 def _guarded(name: str):
     redis_operation = getattr(RedisCache, name)
 
@@ -164,9 +196,8 @@ class PooledRedisCache(RedisCache):
         # The fallback makes keys as Redis's side does (same prefix, version and key function).
         same_keys = {key: params[key] for key in ("TIMEOUT", "KEY_PREFIX", "VERSION", "KEY_FUNCTION") if key in params}
         self.fallback = LocMemCache(f"redis-fallback:{server}", {**same_keys, "OPTIONS": {"MAX_ENTRIES": 10_000}})
-        self.breaker = CircuitBreaker(
-            name=f"cache {_without_password(server)}", open_s=open_s, on_close=self.fallback.clear
-        )
+        name = f"cache {_without_password(server)}"
+        self.breaker = CircuitBreaker(name=name, open_s=open_s, on_close=self._recovered)
 
     @cached_property
     def _cache(self):
@@ -174,6 +205,70 @@ class PooledRedisCache(RedisCache):
 
     def status(self) -> dict:
         return self.breaker.status()
+
+    def _recovered(self) -> None:
+        self.fallback.clear()
+        cache_recovered.send(sender=type(self), cache=self)
+
+    def rate_limit(self, key: str, *, interval_s: float, burst_s: float) -> float:
+        """One request against the rate of `key` (one request per `interval_s`, bursts up to
+        `burst_s` worth): 0 if it is allowed, else the seconds until one would be. One Redis call."""
+        now = time.time()
+        if self.breaker.allow():
+            try:
+                wait = float(self._gcra(keys=[self.make_and_validate_key(key)], args=[now, interval_s, burst_s]))
+            except UNREACHABLE as exc:
+                self.breaker.failed(exc)
+            else:
+                self.breaker.succeeded()
+                return wait
+        self.breaker.count_fallback()
+        return _gcra_in_memory(self.fallback, self._fallback_lock, key, now, interval_s, burst_s)
+
+    def add_shared(self, key: str, value, timeout: float) -> bool | None:
+        """`add` where only Redis will do (a value every process must see, like a used nonce):
+        True if added, False if the key was there, None when Redis cannot be reached (the
+        caller records it somewhere shared instead: no per-process fallback here)."""
+        if self.breaker.allow():
+            try:
+                added = RedisCache.add(self, key, value, timeout)
+            except UNREACHABLE as exc:
+                self.breaker.failed(exc)
+            else:
+                self.breaker.succeeded()
+                return added
+        self.breaker.count_fallback()
+        return None
+
+    def window_open(self, key: str, *, seconds: float) -> tuple[float, bool]:
+        """Open a window of `seconds` on `key` unless one is open: (when the open window ends, as
+        a Unix time; whether this call opened it). One Redis round trip (SET NX PX, then GET)."""
+        ends = time.time() + seconds
+        if self.breaker.allow():
+            try:
+                client = self._cache.get_client(write=True)
+                pipeline = client.pipeline(transaction=False)
+                pipeline.set(self.make_and_validate_key(key), repr(ends), nx=True, px=max(1, int(seconds * 1000)))
+                pipeline.get(self.make_and_validate_key(key))
+                opened, current = pipeline.execute()
+            except UNREACHABLE as exc:
+                self.breaker.failed(exc)
+            else:
+                self.breaker.succeeded()
+                if opened or current is None:
+                    return ends, bool(opened)
+                return float(current), False
+        self.breaker.count_fallback()
+        return _window_in_memory(self.fallback, self._fallback_lock, key, ends, seconds)
+
+    @cached_property
+    def _fallback_lock(self) -> threading.Lock:
+        return threading.Lock()
+
+    @cached_property
+    def _gcra(self):
+        # EVALSHA, and EVAL once when Redis does not know the script (e.g. after a restart)
+        return self._cache.get_client(write=True).register_script(_GCRA)
 
     add = _guarded("add")
     get = _guarded("get")
@@ -186,6 +281,38 @@ class PooledRedisCache(RedisCache):
     set_many = _guarded("set_many")
     delete_many = _guarded("delete_many")
     clear = _guarded("clear")
+
+
+# Sent when Redis answers again after an outage: whoever kept shared state elsewhere meanwhile
+# (partners' nonces, in the database) puts it back. Receivers must not raise.
+cache_recovered = Signal()
+
+_local_locks: dict[int, threading.Lock] = {}
+
+
+def cache_add_shared(cache, key: str, value, timeout: float) -> bool | None:
+    """`PooledRedisCache.add_shared` on any cache; a cache in process memory is shared by nobody,
+    so there it is None, like Redis out of reach."""
+    add_shared = getattr(cache, "add_shared", None)  # through django.core.cache's proxy too
+    return None if add_shared is None else add_shared(key, value, timeout)
+
+
+def cache_rate_limit(cache, key: str, *, interval_s: float, burst_s: float) -> float:
+    """`PooledRedisCache.rate_limit` on any cache (a cache in process memory counts per process)."""
+    rate_limit = getattr(cache, "rate_limit", None)  # through django.core.cache's proxy too
+    if rate_limit is not None:
+        return rate_limit(key, interval_s=interval_s, burst_s=burst_s)
+    lock = _local_locks.setdefault(id(cache), threading.Lock())
+    return _gcra_in_memory(cache, lock, key, time.time(), interval_s, burst_s)
+
+
+def cache_window_open(cache, key: str, *, seconds: float) -> tuple[float, bool]:
+    """`PooledRedisCache.window_open` on any cache (a cache in process memory: per process)."""
+    window_open = getattr(cache, "window_open", None)  # through django.core.cache's proxy too
+    if window_open is not None:
+        return window_open(key, seconds=seconds)
+    lock = _local_locks.setdefault(id(cache), threading.Lock())
+    return _window_in_memory(cache, lock, key, time.time() + seconds, seconds)
 
 
 def _without_password(url: str) -> str:

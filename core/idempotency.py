@@ -7,6 +7,11 @@ its retry to trip over. A retry with the same body gets the stored response; ano
 `idempotency_conflict`. While the first request runs, it holds a transaction-level advisory lock
 on its key, so a concurrent retry is `idempotency_in_flight` at once; the unique (caller, key)
 constraint is the backstop.
+
+A refusal of the work (any `ServiceError`) rolls the whole transaction back, and the refusal is
+then stored as the first response in a transaction of its own, under the key's lock again. So the
+work needs no savepoint (`core.transactions.refusals_roll_back_everything`), and the request that
+succeeds, the common case, runs two statements of its own: the claim and the store.
 """
 
 from __future__ import annotations
@@ -15,11 +20,12 @@ import hashlib
 from collections.abc import Callable
 from datetime import timedelta
 
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.response import Response
 
+from core import sql
 from core.errors import (
     IdempotencyConflict,
     IdempotencyInFlight,
@@ -29,6 +35,7 @@ from core.errors import (
 )
 from core.models import IdempotencyRecord
 from core.problems import PROBLEM_CONTENT_TYPE, problem_exception_handler
+from core.transactions import refusals_roll_back_everything
 
 KEEP_FOR = timedelta(hours=48)
 
@@ -55,34 +62,30 @@ def idempotency_lock_id(scope: str, key: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{scope}\n{key}".encode()).digest()[:8], "big", signed=True)
 
 
-def _stored(scope: str, key: str) -> tuple[bool, tuple | None]:
-    """Inside the request's transaction: whether this request may run (it got the key's lock),
-    and the stored first response, if any, as (request_hash, status, body, content_type)."""
-    table = IdempotencyRecord._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_try_advisory_xact_lock(%s), r.request_hash, r.response_status, r.response_body,"
-            f" r.response_content_type FROM (SELECT 1 AS one) AS anchor"
-            f" LEFT JOIN {table} AS r ON r.scope = %s AND r.key = %s",
-            [idempotency_lock_id(scope, key), scope, key],
-        )
-        free, request_hash, status, body, content_type = cursor.fetchone()
-    if request_hash is None:
-        return bool(free), None
-    body = IdempotencyRecord._meta.get_field("response_body").from_db_value(body, None, connection)
-    return bool(free), (request_hash, status, body, content_type)
+_RESPONSE_BODY = IdempotencyRecord._meta.get_field("response_body")
 
 
-def _store(*, scope: str, key: str, request_hash: str, status: int, body, content_type: str) -> None:
-    try:
-        IdempotencyRecord.objects.create(
-            scope=scope, key=key, request_hash=request_hash, response_status=status, response_body=body,
-            response_content_type=content_type,
-        )  # fmt: skip
-    except IntegrityError:
-        # Another request with this key committed after this one looked: this one's work must
-        # not stand (the caller's transaction rolls back); a retry gets the stored response.
-        raise IdempotencyInFlight() from None
+def _claim(scope: str, key: str, request_hash: str) -> Response | None:
+    """Inside the request's transaction: the stored first response to replay, or None once this
+    request holds the key (`idempotency_in_flight` while another request holds it)."""
+    free, stored = sql.idempotency_claim(lock_id=idempotency_lock_id(scope, key), scope=scope, key=key)
+    if stored is not None:
+        stored_hash, status, body, content_type = stored
+        if stored_hash != request_hash:
+            raise IdempotencyConflict()
+        body = _RESPONSE_BODY.from_db_value(body, None, connection)
+        return Response(body, status=status, content_type=content_type or None)
+    if not free:
+        raise IdempotencyInFlight()
+    return None
+
+
+class _Refused(Exception):
+    """The work refused: its transaction is rolled back, the refusal is stored afterwards."""
+
+    def __init__(self, error: ServiceError) -> None:
+        super().__init__(error)
+        self.error = error
 
 
 def idempotent(request, *, scope: str, work: Callable[[], tuple[int, dict]]) -> Response:
@@ -91,27 +94,37 @@ def idempotent(request, *, scope: str, work: Callable[[], tuple[int, dict]]) -> 
     request_hash = hashlib.sha256(
         request.method.encode() + b" " + request.get_full_path().encode() + b"\n" + request.body
     ).hexdigest()
+    try:
+        with transaction.atomic():
+            replay = _claim(scope, key, request_hash)
+            if replay is not None:
+                return replay
+            try:
+                with refusals_roll_back_everything():
+                    status, body = work()
+            except ServiceError as exc:
+                raise _Refused(exc) from exc  # leaves the block: all of the work is undone
+            if not sql.idempotency_store(scope=scope, key=key, request_hash=request_hash, status=status, body=body,
+                                         content_type="application/json"):  # fmt: skip
+                # Another request with this key committed after this one looked: this one's work
+                # must not stand (the transaction rolls back); a retry gets the stored response.
+                raise IdempotencyInFlight()
+        return Response(body, status=status)
+    except _Refused as refused:
+        return _store_refusal(scope=scope, key=key, request_hash=request_hash, error=refused.error)
+
+
+def _store_refusal(*, scope: str, key: str, request_hash: str, error: ServiceError) -> Response:
+    """A refusal is the first response too, so retries get it: stored under the key's lock, unless a
+    request with the same key got there in between (its response is the first one, then)."""
+    response = problem_exception_handler(error, {})
     with transaction.atomic():
-        free, stored = _stored(scope, key)
-        if stored is not None:
-            stored_hash, status, body, content_type = stored
-            if stored_hash != request_hash:
-                raise IdempotencyConflict()
-            return Response(body, status=status, content_type=content_type or None)
-        if not free:
-            raise IdempotencyInFlight()
-        try:
-            with transaction.atomic():
-                status, body = work()
-        except ServiceError as exc:
-            # A refusal changed nothing; it is the first response, so retries get it too.
-            response = problem_exception_handler(exc, {})
-            _store(scope=scope, key=key, request_hash=request_hash, status=response.status_code,
-                   body=response.data, content_type=PROBLEM_CONTENT_TYPE)  # fmt: skip
-            return response
-        _store(scope=scope, key=key, request_hash=request_hash, status=status, body=body,
-               content_type="application/json")  # fmt: skip
-    return Response(body, status=status)
+        replay = _claim(scope, key, request_hash)
+        if replay is not None:
+            return replay
+        sql.idempotency_store(scope=scope, key=key, request_hash=request_hash, status=response.status_code,
+                              body=response.data, content_type=PROBLEM_CONTENT_TYPE)  # fmt: skip
+    return response
 
 
 def idempotency_records_purge() -> int:

@@ -1,13 +1,18 @@
 """Staff sessions end after a period without activity (players' sessions follow SESSION_COOKIE_AGE);
-error pages look like the product's, even on a demo server with DEBUG on."""
+error pages look like the product's, even on a demo server with DEBUG on; the Content-Security-
+Policy is built once; what only pages need (messages, the staff session's clock) skips the API."""
 
 from __future__ import annotations
 
 import time
 
+from csp.constants import HEADER, HEADER_REPORT_ONLY
+from csp.middleware import CheckableLazyObject, CSPMiddleware
+from csp.utils import build_policy
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
+from django.contrib.messages.middleware import MessageMiddleware
 from django.core import signals
 from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
 from django.http import Http404
@@ -24,11 +29,19 @@ LAST_SEEN = "staff_last_seen"
 CLIENT_ERRORS = (Http404, PermissionDenied, BadRequest, SuspiciousOperation, MultiPartParserError)
 
 
+API_PREFIX = "/api/"
+
+
 class StaffSessionTimeoutMiddleware:
+    """Staff use the back office, never the API (accounts refuses them its credentials), so API
+    requests, most of the traffic, do not pay for looking at the session here."""
+
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
+        if request.path_info.startswith(API_PREFIX):
+            return self.get_response(request)
         user = getattr(request, "user", None)
         if user is not None and user.is_authenticated and user.is_staff:
             now = time.time()
@@ -74,3 +87,48 @@ class ProductErrorPagesMiddleware:
         log_response("%s: %s", response.reason_phrase, request.path, response=response, request=request,
                      exception=exception)  # fmt: skip
         return response
+
+
+class PageMessageMiddleware(MessageMiddleware):
+    """Django's messages, for pages: the API never shows one, so its requests skip making the store."""
+
+    def process_request(self, request):
+        if not request.path_info.startswith(API_PREFIX):
+            super().process_request(request)
+
+    def process_response(self, request, response):
+        if hasattr(request, "_messages"):
+            return super().process_response(request, response)
+        return response
+
+
+class ContentSecurityPolicyMiddleware(CSPMiddleware):
+    """django-csp's middleware, building each header once per policy: the service sets no policy
+    per view and uses no nonces, and django-csp would build both headers from the settings again
+    for every response. A response that does carry its own policy parts takes django-csp's way."""
+
+    _built: dict[str, tuple[str, str]] = {}
+
+    def process_response(self, request, response):
+        if any(getattr(response, name, None) is not None for name in _PER_RESPONSE) or getattr(
+            request, "_csp_nonce", None
+        ) is not None or (response.status_code in (500, 404) and settings.DEBUG):  # fmt: skip
+            return super().process_response(request, response)
+        policies = (getattr(settings, "CONTENT_SECURITY_POLICY", None), getattr(settings,
+                    "CONTENT_SECURITY_POLICY_REPORT_ONLY", None))  # fmt: skip
+        if any(policy and policy.get("EXCLUDE_URL_PREFIXES") for policy in policies):
+            return super().process_response(request, response)
+        key = repr(policies)  # a test may change the settings
+        built = self._built.get(key)
+        if built is None:
+            built = self._built[key] = (build_policy(), build_policy(report_only=True))
+        headers = ((HEADER, built[0], "_csp_exempt"), (HEADER_REPORT_ONLY, built[1], "_csp_exempt_ro"))
+        for header, value, exempt in headers:
+            if value and header not in response and not getattr(response, exempt, False):
+                response[header] = value
+        if getattr(request, "_csp_nonce", None) is None:
+            request.csp_nonce = CheckableLazyObject(self._csp_nonce_post_response)
+        return response
+
+
+_PER_RESPONSE = ("_csp_config", "_csp_update", "_csp_replace", "_csp_config_ro", "_csp_update_ro", "_csp_replace_ro")

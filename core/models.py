@@ -8,7 +8,7 @@ class AuditEvent(models.Model):
 
     actor_type = models.CharField(max_length=10)  # player, partner, operator, system
     actor_id = models.CharField(max_length=64)
-    action = models.CharField(max_length=64, db_index=True)
+    action = models.CharField(max_length=64)  # indexed below, as a plain btree (no LIKE index)
     object_type = models.CharField(max_length=32)
     object_id = models.CharField(max_length=64)
     data = models.JSONField(default=dict, blank=True)
@@ -16,7 +16,10 @@ class AuditEvent(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["object_type", "object_id"])]
+        indexes = [
+            models.Index(fields=["object_type", "object_id"]),
+            models.Index(fields=["action"], name="audit_action"),
+        ]
 
     def __str__(self) -> str:
         who = f"{self.actor_type}:{self.actor_id}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.db import connection
+from django.db import connection, models
 from django.db.models import Model
 
 _converters: dict[type[Model], list] = {}
@@ -50,3 +50,27 @@ def instances_from_row(row: Sequence, models: Sequence[type[Model]]) -> list[Mod
                 values[index] = convert(values[index], column, connection)
         instances.append(model.from_db(connection.alias, [field.attname for field in fields], values))
     return instances
+
+
+_json_columns: dict[type[Model], list] = {}
+
+
+def _as_json(field):
+    if isinstance(field, models.UUIDField):
+        return lambda value: None if value is None else str(value)
+    if isinstance(field, models.DateTimeField | models.DateField):
+        return lambda value: None if value is None else value.isoformat()
+    return None  # ints, text, booleans and JSON fields are JSON as they are
+
+
+def row_json(instance: Model) -> dict:
+    """The instance as a row of its table in JSON, by column name: what a database function takes
+    to write it in one statement (`jsonb_populate_record`); the reverse of `instances_from_row`."""
+    model = type(instance)
+    if model not in _json_columns:
+        _json_columns[model] = [(f.column, f.attname, _as_json(f)) for f in model._meta.concrete_fields]
+    row = {}
+    for column, attname, convert in _json_columns[model]:
+        value = getattr(instance, attname)
+        row[column] = value if convert is None else convert(value)
+    return row

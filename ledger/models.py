@@ -88,7 +88,8 @@ class EntryKind(models.TextChoices):
 
 
 class JournalEntry(models.Model):
-    idempotency_key = models.CharField(max_length=300, unique=True)
+    # Unique by the constraint below: one index, without the LIKE index `unique=True` would add.
+    idempotency_key = models.CharField(max_length=300)
     # SHA-256 of the entry's requested content: a retry with the same key must ask for the same.
     request_hash = models.CharField(max_length=64)
     kind = models.CharField(max_length=16, choices=EntryKind.choices)
@@ -103,6 +104,7 @@ class JournalEntry(models.Model):
     class Meta:
         verbose_name_plural = "journal entries"
         indexes = [models.Index(fields=["reference_type", "reference_id"])]
+        constraints = [models.UniqueConstraint(fields=["idempotency_key"], name="journalentry_key_once")]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.kind} {self.reference_type}:{self.reference_id}".rstrip(":")

@@ -30,7 +30,6 @@ from ledger.models import (
     Adjustment,
     AdjustmentStatus,
     EntryKind,
-    EntrySeal,
     JournalEntry,
     Posting,
 )
@@ -96,16 +95,6 @@ def partner_account_open(*, partner, currency: str) -> Account:
 # --- Posting -------------------------------------------------------------------------------------
 
 
-def _request_hash(*, kind: str, lines: Iterable[Line], reference_type: str, reference_id: str, reverses_id) -> str:
-    content = {
-        "kind": str(kind),
-        "lines": sorted((line.account.id, line.amount) for line in lines),
-        "reference": [reference_type, reference_id],
-        "reverses": reverses_id,
-    }
-    return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
-
-
 def ledger_post(
     *,
     idempotency_key: str,
@@ -134,20 +123,16 @@ def ledger_post(
         totals[line.account.currency] += line.amount
     if any(totals.values()):
         raise CurrencyMismatch(gettext("the entry does not balance in every currency"))
-    request_hash = _request_hash(
-        kind=kind, lines=lines, reference_type=reference_type, reference_id=reference_id,
-        reverses_id=reverses.id if reverses else None,
-    )  # fmt: skip
 
-    # One round trip: ledger_post_entry (migration 0003) claims the key by inserting the entry
-    # first (a concurrent twin waits on the unique index, then finds it), updates each account's
-    # cached balance in primary-key order (a player account never below zero; rows always locked
-    # in the same order, so no deadlocks) and writes the postings with their balance_after.
+    # One round trip: ledger_post_entry (migration 0005) claims the key by inserting the entry
+    # first (a concurrent twin waits on the unique index, then finds it and compares the request
+    # hash it computes), updates each account's cached balance in primary-key order (a player
+    # account never below zero; rows always locked in the same order, so no deadlocks) and writes
+    # the postings with their balance_after.
     # Outside a transaction it is one autocommit statement (its deferred checks run at its commit);
     # inside one it joins it under a savepoint, so a refusal leaves the caller's transaction usable.
     fields = {
         "idempotency_key": idempotency_key,
-        "request_hash": request_hash,
         "kind": kind,
         "reason": reason[:500],
         "actor_type": actor.type,
@@ -158,7 +143,7 @@ def ledger_post(
     scope = transaction.atomic() if connection.in_atomic_block else nullcontext()
     try:
         with scope:
-            entry_id, existing_hash = sql.post_entry(
+            entry_id, outcome = sql.post_entry(
                 **fields | {"kind": str(kind), "actor_type": str(actor.type)},  # the enums' database values
                 reverses_id=reverses.id if reverses else None,
                 account_ids=[line.account.id for line in lines],
@@ -172,9 +157,9 @@ def ledger_post(
         if sqlstate == sql.MISSING_ACCOUNT:
             raise Account.DoesNotExist(str(exc)) from None
         raise
-    if existing_hash is None:
+    if outcome == sql.POSTED:
         return JournalEntry(id=entry_id, reverses=reverses, **fields)
-    if existing_hash != request_hash:
+    if outcome == sql.CONFLICT:
         raise IdempotencyConflict(gettext("this idempotency key was already used for a different movement"))
     return JournalEntry.objects.get(pk=entry_id)
 
@@ -314,8 +299,10 @@ def adjustment_reject(*, adjustment: Adjustment, rejected_by) -> Adjustment:
 # --- The hash chain ------------------------------------------------------------------------------
 
 
-def entry_content_hash(entry: JournalEntry, postings: Iterable[Posting], previous_hash: str) -> str:
-    """SHA-256 over the previous link and everything the entry says; any change breaks the chain."""
+def entry_content_hash(entry: JournalEntry | sql.EntryRow, postings: Iterable[Posting | sql.PostingRow],
+                       previous_hash: str) -> str:  # fmt: skip
+    """SHA-256 over the previous link and everything the entry says; any change breaks the chain.
+    The entry and its postings are models or the same fields as rows (ledger/sql.py)."""
     content = {
         "previous": previous_hash,
         "id": entry.id,
@@ -331,21 +318,25 @@ def entry_content_hash(entry: JournalEntry, postings: Iterable[Posting], previou
     return hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def ledger_seal(*, batch: int = 5000) -> int:
+def ledger_seal(*, batch: int = 5000, everywhere: bool = False) -> int:
     """Append the entries not sealed yet to the hash chain; returns how many were sealed.
 
     One sealer at a time, by a transaction-level advisory lock (a row lock on the old head would
-    let a second sealer, once released, build on a stale head and fork the chain).
+    let a second sealer, once released, build on a stale head and fork the chain). The entries come
+    as plain rows (ledger/sql.py): two entries of every round pass through here, and model
+    instances cost more than the hashing. `everywhere` looks at every entry, not only the recent
+    ones (the verification does).
     """
     with transaction.atomic():
         sql.seal_lock()
-        head = EntrySeal.objects.order_by("-sequence").first()
-        previous = head.hash if head else GENESIS_HASH
-        entries = JournalEntry.objects.filter(seal__isnull=True).order_by("id").prefetch_related("postings")[:batch]
-        seals = []
+        previous = sql.seal_head() or GENESIS_HASH
+        entries = sql.unsealed_entries(limit=batch, everywhere=everywhere)
+        postings = sql.postings_of_entries(entry_ids=[entry.id for entry in entries]) if entries else {}
+        previous_hashes, hashes = [], []
         for entry in entries:
-            link = entry_content_hash(entry, entry.postings.all(), previous)
-            seals.append(EntrySeal(entry=entry, previous_hash=previous, hash=link))
-            previous = link
-        EntrySeal.objects.bulk_create(seals)
-    return len(seals)
+            previous_hashes.append(previous)
+            previous = entry_content_hash(entry, postings.get(entry.id, []), previous)
+            hashes.append(previous)
+        if entries:
+            sql.seals_insert(entry_ids=[entry.id for entry in entries], previous_hashes=previous_hashes, hashes=hashes)
+    return len(entries)

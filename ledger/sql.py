@@ -4,10 +4,14 @@ through the ORM.
 
 The schema's own SQL, which the database runs by itself, is versioned with the schema: the
 append-only and balance triggers (`migrations/0002_database_guards.py`) and `ledger_post_entry`,
-the whole posting of an entry in one call (`migrations/0003_post_entry_function.py`).
+the whole posting of an entry in one call, request hash included (`migrations/0005_*`). Other
+apps' SQL posts through that function too (casino settlement), never by writing ledger tables.
 """
 
 from __future__ import annotations
+
+from datetime import datetime
+from typing import NamedTuple
 
 from django.db import connection
 
@@ -27,10 +31,33 @@ ACCOUNTS_OF_PLAYER = f"{_ACCOUNTS} WHERE player_id = %s AND currency = %s"
 SYSTEM_ACCOUNT = (
     f"{_ACCOUNTS} WHERE kind = %s AND currency = %s AND shard = %s AND player_id IS NULL AND partner_id IS NULL"
 )
-POST_ENTRY = (
-    "SELECT entry_id, existing_hash FROM ledger_post_entry(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-)
+POST_ENTRY = "SELECT entry_id, outcome FROM ledger_post_entry(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+# What ledger_post_entry answers for a key: a new entry, the same one again, or another content.
+POSTED, REPLAYED, CONFLICT = "posted", "replayed", "conflict"
 SEAL_LOCK = "SELECT pg_advisory_xact_lock(%s)"
+SEAL_HEAD = "SELECT hash FROM ledger_entryseal ORDER BY sequence DESC LIMIT 1"
+# An entry takes its id before it commits, so one may commit after a later one was sealed; the
+# sealer looks this many ids back (far more than could ever be in flight), and a full pass (the
+# verification's) looks at every entry.
+SEAL_LOOKBACK = 100_000
+_ENTRY_COLUMNS = ("id", "idempotency_key", "kind", "reason", "actor_type", "actor_id", "reference_type",
+                  "reference_id", "reverses_id", "created_at")  # fmt: skip
+UNSEALED_ENTRIES = (
+    f"SELECT {', '.join('e.' + column for column in _ENTRY_COLUMNS)} FROM ledger_journalentry e"
+    " WHERE e.id > %s AND NOT EXISTS (SELECT 1 FROM ledger_entryseal s WHERE s.entry_id = e.id)"
+    " ORDER BY e.id LIMIT %s"
+)
+LAST_SEALED_ENTRY = "SELECT coalesce(max(entry_id), 0) FROM ledger_entryseal"
+POSTINGS_OF_ENTRIES = (
+    "SELECT entry_id, id, account_id, direction, amount, currency, balance_after FROM ledger_posting"
+    " WHERE entry_id = ANY (%s) ORDER BY entry_id, id"
+)
+SEALS_INSERT = (
+    "INSERT INTO ledger_entryseal (entry_id, previous_hash, hash, sealed_at)"
+    " SELECT s.entry_id, s.previous_hash, s.hash, statement_timestamp()"
+    " FROM unnest(%s::bigint[], %s::text[], %s::text[]) WITH ORDINALITY AS s(entry_id, previous_hash, hash, n)"
+    " ORDER BY s.n"
+)
 SNAPSHOT_READ_ONLY = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
 
@@ -53,22 +80,81 @@ def system_account(*, kind: str, currency: str, shard: int) -> Account | None:
 
 
 def post_entry(
-    *, idempotency_key: str, request_hash: str, kind: str, reason: str, actor_type: str, actor_id: str,
-    reference_type: str, reference_id: str, reverses_id: int | None, account_ids: list[int], amounts: list[int],
-    currencies: list[str],
-) -> tuple[int, str | None]:  # fmt: skip
+    *, idempotency_key: str, kind: str, reason: str, actor_type: str, actor_id: str, reference_type: str,
+    reference_id: str, reverses_id: int | None, account_ids: list[int], amounts: list[int], currencies: list[str],
+) -> tuple[int, str]:  # fmt: skip
     """One call of `ledger_post_entry`: the entry, its balance updates (rows locked in primary-key
-    order) and its postings. Returns (entry id, None) for a new entry, or (the id, its request
-    hash) when the key was taken already; raises a DatabaseError with SQLSTATE INSUFFICIENT_FUNDS
-    or MISSING_ACCOUNT, having written nothing."""
+    order) and its postings. Returns (entry id, POSTED) for a new entry; when the key was taken
+    already, (that entry's id, REPLAYED) if it asked for the same, or (its id, CONFLICT). Raises a
+    DatabaseError with SQLSTATE INSUFFICIENT_FUNDS or MISSING_ACCOUNT, having written nothing."""
     with connection.cursor() as cursor:
         cursor.execute(
             POST_ENTRY,
-            [idempotency_key, request_hash, kind, reason, actor_type, actor_id, reference_type, reference_id,
-             reverses_id, account_ids, amounts, currencies],
+            [idempotency_key, kind, reason, actor_type, actor_id, reference_type, reference_id, reverses_id,
+             account_ids, amounts, currencies],
         )  # fmt: skip
-        entry_id, existing_hash = cursor.fetchone()
-    return entry_id, existing_hash
+        entry_id, outcome = cursor.fetchone()
+    return entry_id, outcome
+
+
+class EntryRow(NamedTuple):
+    """What the hash chain covers of an entry (the attributes `entry_content_hash` reads)."""
+
+    id: int
+    idempotency_key: str
+    kind: str
+    reason: str
+    actor_type: str
+    actor_id: str
+    reference_type: str
+    reference_id: str
+    reverses_id: int | None
+    created_at: datetime
+
+
+class PostingRow(NamedTuple):
+    id: int
+    account_id: int
+    direction: str
+    amount: int
+    currency: str
+    balance_after: int
+
+
+def seal_head() -> str | None:
+    """The hash of the chain's last seal (None before the first)."""
+    with connection.cursor() as cursor:
+        cursor.execute(SEAL_HEAD)
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def unsealed_entries(*, limit: int, everywhere: bool = False) -> list[EntryRow]:
+    """Entries not sealed yet, oldest first: among the last SEAL_LOOKBACK ids before the newest
+    sealed entry and after it, or, `everywhere`, among all entries."""
+    with connection.cursor() as cursor:
+        after = 0
+        if not everywhere:
+            cursor.execute(LAST_SEALED_ENTRY)
+            after = max(0, cursor.fetchone()[0] - SEAL_LOOKBACK)
+        cursor.execute(UNSEALED_ENTRIES, [after, limit])
+        return [EntryRow(*row) for row in cursor.fetchall()]
+
+
+def postings_of_entries(*, entry_ids: list[int]) -> dict[int, list[PostingRow]]:
+    """The postings of these entries, by entry, each entry's in the order they were written."""
+    by_entry: dict[int, list[PostingRow]] = {}
+    with connection.cursor() as cursor:
+        cursor.execute(POSTINGS_OF_ENTRIES, [entry_ids])
+        for entry_id, *posting in cursor.fetchall():
+            by_entry.setdefault(entry_id, []).append(PostingRow(*posting))
+    return by_entry
+
+
+def seals_insert(*, entry_ids: list[int], previous_hashes: list[str], hashes: list[str]) -> None:
+    """Append these links to the chain, in this order (their sequence numbers follow it)."""
+    with connection.cursor() as cursor:
+        cursor.execute(SEALS_INSERT, [entry_ids, previous_hashes, hashes])
 
 
 def seal_lock() -> None:

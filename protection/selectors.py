@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.db import connection
 from django.db.models import Count, Q, Sum
 from django.db.models.functions import Coalesce
 
@@ -12,6 +11,7 @@ from core import clock
 from core.times import rfc3339
 from ledger.models import AccountKind, EntryKind, Posting
 from ledger.selectors import SIGNED
+from protection import sql
 from protection.models import PERIOD_DAYS, Exclusion, LimitKind, LimitPeriod, PlayerLimit, RealityCheck
 
 
@@ -28,23 +28,15 @@ def limit_in_force(*, player, kind: str, period: str, at=None) -> PlayerLimit | 
 def stake_guards(*, player, kinds, at) -> tuple[bool, dict[tuple[str, str], int | None]]:
     """Whether the player is excluded at `at`, and the amounts of the limits of these kinds in
     force then, by (kind, period): the rules of `exclusion_active` and `limit_in_force` for all
-    of them in one plain statement, because every round and deposit asks inside its transaction."""
-    kinds = [str(kind) for kind in kinds]
-    sql = (
-        f"SELECT EXISTS (SELECT 1 FROM {Exclusion._meta.db_table} WHERE player_id = %s AND starts_at <= %s"
-        f" AND ends_at > %s), limit_.kind, limit_.period, limit_.amount FROM (SELECT 1 AS one) AS anchor"
-        f" LEFT JOIN {PlayerLimit._meta.db_table} AS limit_ ON limit_.player_id = %s"
-        f" AND limit_.kind IN ({', '.join(['%s'] * len(kinds))}) AND limit_.effective_from <= %s"
-        " ORDER BY limit_.requested_at DESC, limit_.id DESC"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [player.pk, at, at, player.pk, *kinds, at])
-        rows = cursor.fetchall()
-    in_force: dict[tuple[str, str], int | None] = {}
-    for _, kind, period, amount in rows:
-        if kind is not None:
-            in_force.setdefault((kind, period), amount)
-    return bool(rows[0][0]), in_force
+    of them in one statement (`protection_stake_guards`), because every round and deposit asks
+    inside its transaction."""
+    excluded, limits = sql.stake_guards(player_id=player.pk, kinds=[str(kind) for kind in kinds], at=at)
+    return excluded, limits_by_kind_and_period(limits)
+
+
+def limits_by_kind_and_period(limits: list) -> dict[tuple[str, str], int | None]:
+    """`protection_stake_guards`' limits, [[kind, period, amount], ...], by (kind, period)."""
+    return {(kind, period): amount for kind, period, amount in limits}
 
 
 def limit_pending(*, player, kind: str, period: str, at=None) -> PlayerLimit | None:

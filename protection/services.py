@@ -113,10 +113,17 @@ def session_start(*, player) -> None:
     RealityCheck.objects.update_or_create(player=player, defaults={"session_started_at": clock.now()})
 
 
-def protection_check_stake(*, player, amount: int) -> None:
+STAKE_GUARD_KINDS = (LimitKind.WAGER, LimitKind.LOSS)
+
+
+def protection_check_stake(
+    *, player, amount: int, guards: tuple[bool, dict[tuple[str, str], int | None]] | None = None
+) -> None:
     """Inside the transaction that stakes `amount`, after the player's rounds are serialised:
-    refuse an excluded player, and a stake that would break a wager or loss limit."""
-    _check_guards(player=player, kinds=(LimitKind.WAGER, LimitKind.LOSS), amount=amount)
+    refuse an excluded player, and a stake that would break a wager or loss limit. `guards` are
+    the exclusion and the limits of STAKE_GUARD_KINDS in force now, if the caller's statement read
+    them already (`protection_stake_guards`; `selectors.limits_by_kind_and_period`)."""
+    _check_guards(player=player, kinds=STAKE_GUARD_KINDS, amount=amount, guards=guards)
 
 
 def protection_check_deposit(*, player, amount: int) -> None:
@@ -140,9 +147,9 @@ PERIOD_NAMES = {LimitPeriod.DAY: gettext_lazy("24 hours"), LimitPeriod.WEEK: get
                 LimitPeriod.MONTH: gettext_lazy("30 days")}  # fmt: skip
 
 
-def _check_guards(*, player, kinds, amount: int) -> None:
+def _check_guards(*, player, kinds, amount: int, guards=None) -> None:
     now = clock.now()
-    excluded, in_force = stake_guards(player=player, kinds=kinds, at=now)
+    excluded, in_force = guards if guards is not None else stake_guards(player=player, kinds=kinds, at=now)
     if excluded:
         raise SelfExcluded(gettext("You are taking a break from play (a time-out or self-exclusion) until it ends."))
     for kind in kinds:

@@ -57,10 +57,10 @@ def eager_celery():
 
     previous = app.conf.task_always_eager, app.conf.broker_url
     app.conf.task_always_eager = True
-    settlement._broker_retry_at = 0.0
+    settlement._broker_retry_at = settlement._known_window_ends = 0.0
     yield app
     app.conf.task_always_eager, app.conf.broker_url = previous
-    settlement._broker_retry_at = 0.0
+    settlement._broker_retry_at = settlement._known_window_ends = 0.0
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,6 @@ from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from casino.api.serializers import (
@@ -19,9 +18,10 @@ from casino.selectors import match_get, match_representation, war_presets
 from casino.services.matches import match_decide, match_replay, match_start
 from core.api import problems, validated
 from core.errors import NotFound
+from core.throttling import AnonymousRateThrottle, PlayerRateThrottle
 
 
-class MatchThrottle(UserRateThrottle):
+class MatchThrottle(PlayerRateThrottle):
     """Signed-in players by user, everyone else by address: replaying a game costs CPU."""
 
     scope = "matches"
@@ -44,7 +44,7 @@ class MatchView(APIView):
 class WarPresetListView(APIView):
     authentication_classes = []
     permission_classes = [AllowAny]
-    throttle_classes = [AnonRateThrottle]
+    throttle_classes = [AnonymousRateThrottle]
 
     @extend_schema(responses={200: WarPresetSerializer(many=True)}, summary="The War presets and their defaults")
     def get(self, request):

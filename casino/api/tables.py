@@ -5,17 +5,17 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import APIView
 
 from casino.api.serializers import TableSerializer
 from casino.selectors import table_list_open, table_representation
+from core.throttling import AnonymousRateThrottle
 
 
 class TableListView(APIView):
     authentication_classes = []
     permission_classes = [AllowAny]
-    throttle_classes = [AnonRateThrottle]
+    throttle_classes = [AnonymousRateThrottle]
 
     @extend_schema(responses={200: TableSerializer(many=True)}, summary="The open tables")
     def get(self, request):

@@ -7,16 +7,18 @@ but the round row has to be kept between the deal and the decision.
 
 from __future__ import annotations
 
+import copy
 import functools
 import logging
 import uuid
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from casino import sql
 from casino.engine import (
     Action,
     BetOffTableError,
@@ -34,11 +36,11 @@ from casino.engine import (
 )
 from casino.models import Round, RoundStatus, SeedPair, ShoeState, Table
 from casino.selectors import table_get
-from casino.services.fairness import seed_pair_take_nonce
+from casino.services.fairness import seed_pair_active
 from casino.services.settlement import settlement_enqueue
+from core import clock
 from core.actors import Actor
 from core.after_commit import after_commit
-from core.audit import audit_record
 from core.errors import (
     BetOutOfLimits,
     InsufficientFunds,
@@ -48,9 +50,11 @@ from core.errors import (
     UnknownTable,
     WalletCurrencyMismatch,
 )
+from core.transactions import atomic_step
+from ledger import sql as ledger_sql
 from ledger.money import format_money
-from ledger.services import stake_into_play
-from protection.services import protection_check_stake
+from protection.selectors import limits_by_kind_and_period
+from protection.services import STAKE_GUARD_KINDS, protection_check_stake
 
 logger = logging.getLogger(__name__)
 
@@ -112,33 +116,57 @@ def bet_limits_text(table: Table) -> str:
     return text
 
 
+def _check_table(table: Table | None, *, table_id: int, player, main: int, tie: int) -> Table:
+    if table is None:
+        raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
+    if not table.is_open:
+        raise TableClosed(gettext("%(table)s is closed") % {"table": table.name})
+    if table.currency != player.currency:
+        raise WalletCurrencyMismatch(
+            gettext("%(table)s plays in %(currency)s, the wallet holds %(wallet)s")
+            % {"table": table.name, "currency": table.currency, "wallet": player.currency}
+        )
+    try:
+        table.limits.check(main=main, tie=tie)
+    except BetOffTableError:
+        raise BetOutOfLimits(bet_limits_text(table)) from None
+    return table
+
+
+def _opened(*, player, table_id: int, at):
+    """The round's first statement (casino/sql.py): the player's seed pair locked, the table, the
+    player's exclusion and limits and its accounts; a player's first round makes its seed pair."""
+    opened = sql.round_open(player_id=player.pk, currency=player.currency, table_id=table_id,
+                            guard_kinds=[str(kind) for kind in STAKE_GUARD_KINDS], at=at)  # fmt: skip
+    if opened is None:
+        if table_get(table_pk=table_id) is None:
+            raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
+        seed_pair_active(player=player)  # the player's first round: make the pair, then lock it
+        opened = sql.round_open(player_id=player.pk, currency=player.currency, table_id=table_id,
+                                guard_kinds=[str(kind) for kind in STAKE_GUARD_KINDS], at=at)  # fmt: skip
+    return opened
+
+
 def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor: Actor) -> Round:
     """Place a round of `main_bet` (and `tie_bet`) minor units at the table: deal it, and stake
     the bets from the wallet. Refused by the table (closed, another currency, the bets off its
-    limits), the player's protection (limits, exclusion) or the wallet (insufficient funds)."""
+    limits), the player's protection (limits, exclusion) or the wallet (insufficient funds).
+
+    Two statements: one locks the player's seed pair (a player's rounds are serialised, and each
+    gets its own nonce) and reads what the checks need; the checks and the deal run here; one
+    writes the round, its audit event and its stake (casino/sql.py). Limits are checked under that
+    lock and in the staking transaction: concurrent rounds of one player cannot together overshoot
+    a limit."""
     main, tie = main_bet, tie_bet
-    with transaction.atomic():  # nested, a savepoint: a refusal leaves the caller's transaction usable
-        table = table_get(table_pk=table_id)
-        if table is None:
-            raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
-        if not table.is_open:
-            raise TableClosed(gettext("%(table)s is closed") % {"table": table.name})
-        if table.currency != player.currency:
-            raise WalletCurrencyMismatch(
-                gettext("%(table)s plays in %(currency)s, the wallet holds %(wallet)s")
-                % {"table": table.name, "currency": table.currency, "wallet": player.currency}
-            )
-        try:
-            table.limits.check(main=main, tie=tie)
-        except BetOffTableError:
-            raise BetOutOfLimits(bet_limits_text(table)) from None
+    if not 1 <= table_id < 2**63:
+        raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
+    with atomic_step():  # nested: a savepoint, so a refusal leaves the caller's transaction usable
+        now = clock.now()  # protection's clock: limits and exclusions are read at this moment
+        pair, table, excluded, limits, wallet_id, in_play_id = _opened(player=player, table_id=table_id, at=now)
+        table = _check_table(table, table_id=table_id, player=player, main=main, tie=tie)
+        protection_check_stake(player=player, amount=main + tie, guards=(excluded, limits_by_kind_and_period(limits)))
         rules = table.rules
-
-        pair, nonce = seed_pair_take_nonce(player=player)  # locks the pair: serialises this player's rounds
-        # Limits are checked here, under that lock and in the staking transaction: concurrent
-        # rounds of one player cannot together overshoot a limit.
-        protection_check_stake(player=player, amount=main + tie)
-
+        nonce = pair.next_nonce
         round_id = uuid.uuid4()
         if rules.shuffle is ShuffleMode.FRESH:
             shoe_nonce, position = nonce, 0
@@ -152,45 +180,43 @@ def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor
             used = 2 if state.phase is Phase.RESOLVED else 4 + rules.burn
             ShoeState.objects.filter(pk=shoe_state.pk).update(position=F("position") + used)
 
-        now = timezone.now()
         round_ = Round(
-            id=round_id,
-            player=player,
-            table=table,
-            currency=table.currency,
-            rules=rules.as_json(),
-            main_bet=main,
-            tie_bet=tie,
-            player_card=state.player_card.code,
-            dealer_card=state.dealer_card.code,
-            seed_pair=pair,
-            nonce=nonce,
-            shoe_nonce=shoe_nonce,
-            shoe_position=position,
-            placed_by_type=actor.type,
-            placed_by_id=actor.id,
-        )
+            id=round_id, player=player, table=table, currency=table.currency, rules=rules.as_json(), main_bet=main,
+            tie_bet=tie, player_card=state.player_card.code, dealer_card=state.dealer_card.code, seed_pair=pair,
+            nonce=nonce, shoe_nonce=shoe_nonce, shoe_position=position, placed_by_type=actor.type,
+            placed_by_id=str(actor.id), created_at=now,
+        )  # fmt: skip
         if state.phase is Phase.RESOLVED:
             _apply_resolution(round_, state, now)
         else:
             round_.status = RoundStatus.AWAITING_DECISION
             round_.decision_deadline = now + timedelta(seconds=table.decision_timeout_s)
             round_.nets = state.nets.as_dict()
-        round_.save(force_insert=True)
-        audit_record(
-            actor_type=actor.type, actor_id=actor.id, action="round.placed", obj_type="round", obj_id=round_id,
-            main_bet=main, tie_bet=tie, nonce=nonce, status=round_.status,
-        )  # fmt: skip
-        # The stake comes last: it locks the wallet, which settlement needs too, until the commit.
-        stake_into_play(
-            player=player, amount=main + tie, idempotency_key=f"round:{round_id}:stake", actor=actor,
-            reason="main and tie bets" if tie else "main bet", reference_type="round", reference_id=str(round_id),
-        )  # fmt: skip
+        pair.next_nonce = nonce + 1  # as the statement leaves it
+        try:
+            sql.round_place(
+                round_=round_, audit={"main_bet": main, "tie_bet": tie, "nonce": nonce, "status": round_.status},
+                stake_key=f"round:{round_id}:stake", stake_reason="main and tie bets" if tie else "main bet",
+                wallet_id=wallet_id, in_play_id=in_play_id, stake=main + tie,
+            )  # fmt: skip
+        except DatabaseError as exc:
+            _raise_refusal(exc)
+        round_._state.adding = False  # it is a row now
         if round_.status == RoundStatus.RESOLVED:
             after_commit(
                 functools.partial(settlement_enqueue, round_id), what=f"queueing settlement of round {round_id}"
             )
     return round_
+
+
+def _raise_refusal(exc: DatabaseError) -> None:
+    """A refusal the database made for a round's write, as the service's error; anything else as it is."""
+    sqlstate = getattr(exc.__cause__, "sqlstate", None)
+    if sqlstate == ledger_sql.INSUFFICIENT_FUNDS:
+        raise InsufficientFunds(gettext("the wallet does not hold enough money for this")) from None
+    if sqlstate == sql.NOT_AWAITING_DECISION:
+        raise RoundNotAwaitingDecision(gettext("the round is no longer awaiting a decision")) from None
+    raise exc
 
 
 def _apply_resolution(round_: Round, state: RoundState, now) -> None:
@@ -201,57 +227,54 @@ def _apply_resolution(round_: Round, state: RoundState, now) -> None:
     round_.payout = state.payout
     round_.raise_bet = state.raise_bet
     round_.resolved_at = now
-    if state.decision is not None:
-        round_.decision = state.decision.value
-        round_.burned = " ".join(c.code for c in state.burned)
-        if state.player_war_card is not None:
-            round_.war_player_card = state.player_war_card.code
-            round_.war_dealer_card = state.dealer_war_card.code
+    round_.decision = state.decision.value if state.decision is not None else ""
+    round_.burned = " ".join(c.code for c in state.burned) if state.decision is not None else ""
+    war = state.decision is not None and state.player_war_card is not None
+    round_.war_player_card = state.player_war_card.code if war else ""
+    round_.war_dealer_card = state.dealer_war_card.code if war else ""
 
 
-def _resolve_decision(round_: Round, action: Action, actor: Actor, *, timed_out: bool) -> Round:
+def _resolve_decision(round_: Round, action: Action, actor: Actor, *, timed_out: bool, wallet_id: int,
+                      in_play_id: int) -> Round:  # fmt: skip
+    """Replay the round's cards, take `action` and write the result (and the raise, for war) in
+    one statement (casino/sql.py). Refused for funds, the round is as it was."""
     rules = _rules(round_)
     cards = _cards_of(round_)
     state = place_bets(rules=rules, main=round_.main_bet, tie=round_.tie_bet, cards=cards)
     if state.phase is not Phase.AWAITING_DECISION or state.player_card.code != round_.player_card:
         raise RuntimeError(f"round {round_.id} does not replay to its dealt cards")
-    if action is Action.WAR:
-        stake_into_play(
-            player=round_.player, amount=round_.main_bet, idempotency_key=f"round:{round_.id}:raise",
-            actor=actor, reason="raise to go to war", reference_type="round", reference_id=str(round_.id),
-        )  # fmt: skip
     state = decide(state, action, cards)
+    decided = copy.copy(round_)  # the caller's round stays as it was if the write is refused
     now = timezone.now()
-    _apply_resolution(round_, state, now)
-    round_.decided_by_type = actor.type
-    round_.decided_by_id = actor.id
-    round_.decided_at = now
-    round_.decision_timed_out = timed_out
-    round_.save()
-    audit_record(
-        actor_type=actor.type, actor_id=actor.id, action="round.decided", obj_type="round", obj_id=round_.id,
-        decision=action.value, timed_out=timed_out, outcome=round_.outcome,
-    )  # fmt: skip
+    _apply_resolution(decided, state, now)
+    decided.decided_by_type = actor.type
+    decided.decided_by_id = str(actor.id)
+    decided.decided_at = now
+    decided.decision_timed_out = timed_out
+    try:
+        sql.round_decide(
+            round_=decided, audit={"decision": action.value, "timed_out": timed_out, "outcome": decided.outcome},
+            raise_key=f"round:{round_.id}:raise" if action is Action.WAR else None, wallet_id=wallet_id,
+            in_play_id=in_play_id,
+        )  # fmt: skip
+    except DatabaseError as exc:
+        _raise_refusal(exc)
     round_id = round_.id
     after_commit(functools.partial(settlement_enqueue, round_id), what=f"queueing settlement of round {round_id}")
-    return round_
+    return decided
 
 
 def round_decide(*, player, round_id: str, action: Action, actor: Actor) -> Round:
     """Go to war (staking the raise) or surrender, on a round waiting for a decision."""
     action = Action(action)
-    with transaction.atomic():
-        round_ = (
-            Round.objects.select_for_update(of=("self",))
-            .select_related("seed_pair", "player")
-            .filter(pk=_uuid_or_404(round_id), player=player)
-            .first()
-        )
-        if round_ is None:
+    with atomic_step():
+        found = sql.round_for_decision(round_id=_uuid_or_404(round_id), player_id=player.pk)
+        if found is None:
             raise NotFound(gettext("no such round"))
+        round_, wallet_id, in_play_id = found
         if round_.status != RoundStatus.AWAITING_DECISION:
             raise RoundNotAwaitingDecision(gettext("the round is %(status)s") % {"status": round_.status})
-        return _resolve_decision(round_, action, actor, timed_out=False)
+        return _resolve_decision(round_, action, actor, timed_out=False, wallet_id=wallet_id, in_play_id=in_play_id)
 
 
 def _uuid_or_404(value: str) -> uuid.UUID:
@@ -294,19 +317,16 @@ def _rounds_take_house_rule(round_ids) -> int:
     decided = 0
     for round_id in round_ids:
         with transaction.atomic():
-            round_ = (
-                Round.objects.select_for_update(skip_locked=True, of=("self",))
-                .select_related("seed_pair", "player")
-                .filter(pk=round_id, status=RoundStatus.AWAITING_DECISION)
-                .first()
-            )
-            if round_ is None:
+            found = sql.round_for_decision(round_id=round_id, status=RoundStatus.AWAITING_DECISION, skip_locked=True)
+            if found is None:
                 continue  # decided meanwhile, or being decided right now
+            round_, wallet_id, in_play_id = found
             action = Action(round_.rules.get("house_rule", Action.WAR))
+            accounts = {"wallet_id": wallet_id, "in_play_id": in_play_id}
             try:
-                with transaction.atomic():
-                    _resolve_decision(round_, action, actor, timed_out=True)
+                with transaction.atomic():  # a savepoint: refused for the raise, it surrenders instead
+                    _resolve_decision(round_, action, actor, timed_out=True, **accounts)
             except InsufficientFunds:
-                _resolve_decision(round_, Action.SURRENDER, actor, timed_out=True)
+                _resolve_decision(round_, Action.SURRENDER, actor, timed_out=True, **accounts)
             decided += 1
     return decided

@@ -15,113 +15,105 @@ from datetime import timedelta
 
 from celery import current_app
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import Player
-from casino.models import Round, RoundStatus
+from casino import sql
+from casino.models import Round
 from casino.services.webhooks import webhook_create_for_round
-from core.actors import Actor
-from ledger.services import stakes_settle
+from core.cache import cache_window_open
 
 logger = logging.getLogger(__name__)
 SWEEP_AFTER_S = 3
-BATCH = 200
+# Rounds per statement. The wallets a batch pays stay locked until its commit, and a round being
+# placed for one of those players waits for it: short batches keep that wait to a few milliseconds.
+BATCH = 10
+BUSY_RETRIES, BUSY_PAUSE_S = 5, 0.01  # a batch that left rounds of busy players tries again at once
 # The tasks (casino/tasks.py) wrap these services; a service asks for one by its name, so that the
 # services never import the tasks that import them.
 SETTLE_DUE_TASK = "casino.settle_due"
-# Set by a web process that has just resolved a round and asked a worker for a batch; the worker
-# clears it before it looks for due rounds, so a round resolved meanwhile asks again.
-SETTLE_WANTED_KEY = "casino:settlement:wanted"
+# Settlement is asked for by windows: the first round resolved in a window opens it (a Redis key
+# with the window's end, shared by every web process) and queues one batch to run once the window
+# has closed; every round resolved while it is open rides along. A batch runs after the end of
+# its window, and each round looks for an open window after it committed, so the batch's query
+# sees every round that rode along. A window costs one message and one batch, whatever the rate;
+# a process remembers the end of a window it knows of, so a round resolved meanwhile asks Redis
+# nothing at all.
+SETTLE_WINDOW_KEY = "casino:settlement:window"
+SETTLE_WINDOW_S = 0.1
+CLOCK_MARGIN_S = 0.05  # a batch runs this long after its window closes: web hosts' clocks differ a little
 BROKER_PAUSE_S = 3
 _broker_retry_at = 0.0  # after a failed publish, skip the broker for a while: the sweeper catches up
+_known_window_ends = 0.0  # the end (Unix time) of the latest window this process knows of
 
 
 def settlement_enqueue(round_id: uuid.UUID) -> None:
-    """Ask a worker to settle the round; never raises (it runs after the commit, and the sweeper
-    is the safety net).
-
-    With a broker, one message asks for a batch: while a request for one is pending, further
-    rounds ride along (a worker settles every due round it finds), so the broker sees one message
-    per batch rather than one per round. After a failed publish the broker is left alone for a
-    few seconds, so an outage costs one failed attempt per process, not one per round."""
-    global _broker_retry_at
+    """Ask a worker to settle the round (it has committed); never raises (it runs after the
+    commit, and the sweeper is the safety net). After a failed publish the broker is left alone
+    for a few seconds, so an outage costs one failed attempt per process, not one per round."""
+    global _broker_retry_at, _known_window_ends
     if current_app.conf.task_always_eager:  # no broker: settle this round now, in this process
         round_settle(round_id=round_id)
         return
+    if time.time() < _known_window_ends:
+        return  # the batch of a window still open runs after it closes, and finds this round
     if time.monotonic() < _broker_retry_at:
         return
     try:
-        if cache.add(SETTLE_WANTED_KEY, 1, timeout=5):
-            current_app.send_task(SETTLE_DUE_TASK)
+        ends, opened = cache_window_open(cache, SETTLE_WINDOW_KEY, seconds=SETTLE_WINDOW_S)
+        if opened:
+            current_app.send_task(SETTLE_DUE_TASK, countdown=max(0.0, ends - time.time()) + CLOCK_MARGIN_S)
+        _known_window_ends = ends
     except Exception as exc:  # the broker is down: placing rounds must keep working
         _broker_retry_at = time.monotonic() + BROKER_PAUSE_S
         logger.warning(
             "could not queue settlement of round %s (%s: %s); broker left alone for %d s; the sweeper settles it",
             round_id, exc.__class__.__name__, exc, BROKER_PAUSE_S,
         )  # fmt: skip
-        with contextlib.suppress(Exception):  # the flag expires by itself if Redis cannot hear this either
-            cache.delete(SETTLE_WANTED_KEY)
+        with contextlib.suppress(Exception):  # no batch was queued: let the next round open a window
+            cache.delete(SETTLE_WINDOW_KEY)
 
 
-def round_settle(*, round_id: uuid.UUID | str, skip_locked: bool = False) -> bool:
+def _settle(*, ids: list[uuid.UUID] | None, resolved_before, limit: int) -> sql.Settled:
+    """One transaction: settle the rounds in one statement (casino/sql.py: each round's payout
+    posted and the round marked settled; a round whose player's accounts are busy is left for the
+    next batch), then record the webhook events of the rounds whose partner takes them."""
+    with transaction.atomic():
+        settled = sql.rounds_settle(ids=ids, resolved_before=resolved_before, limit=limit)
+        for_webhooks = [round_id for round_id, partner_id in settled.rounds if partner_id is not None]
+        if for_webhooks:
+            for round_ in Round.objects.filter(pk__in=for_webhooks).select_related("player__partner", "seed_pair"):
+                webhook_create_for_round(round_)
+    return settled
+
+
+def round_settle(*, round_id: uuid.UUID | str) -> bool:
     """Pay the round's payout into the wallet through the ledger. True if this call settled it.
 
-    With `skip_locked`, a round another attempt is settling right now is left to it at once
-    (batches running side by side do not queue behind each other, round after round)."""
+    The statement claims the round with its row lock, skipping it if another attempt holds it
+    right now; the ledger key `round:<id>:settle` makes any repeat harmless."""
     try:
         round_pk = uuid.UUID(str(round_id))
     except ValueError:
         return False
-    with transaction.atomic(), connection.cursor() as cursor:
-        # One statement claims the round: it takes the row lock and marks it settled, so a
-        # concurrent attempt waits here and then finds nothing left to settle. Every round
-        # passes this way, hence plain SQL rather than loading the whole round.
-        target = "(SELECT id FROM casino_round WHERE id = %s FOR UPDATE SKIP LOCKED)" if skip_locked else "%s"
-        cursor.execute(
-            "UPDATE casino_round SET status = %s, settled_at = %s, settle_attempts = settle_attempts + 1"
-            f" WHERE id = {target} AND status = %s"
-            " RETURNING player_id, currency, main_bet + tie_bet + raise_bet, payout, outcome,"
-            " (SELECT partner_id FROM accounts_player WHERE id = casino_round.player_id)",
-            [RoundStatus.SETTLED.value, timezone.now(), round_pk, RoundStatus.RESOLVED.value],
-        )
-        claimed = cursor.fetchone()
-        if claimed is None:
-            return False
-        player_id, currency, staked, payout, outcome, partner_id = claimed
-        # from_db takes the values in the model's field order
-        player = Player.from_db(connection.alias, ("id", "partner_id", "currency"), (player_id, partner_id, currency))
-        stakes_settle(
-            player=player,
-            currency=currency, staked=staked, payout=payout, idempotency_key=f"round:{round_pk}:settle",
-            actor=Actor.system("settlement"), reason=f"{outcome}: payout {payout} of {staked} staked",
-            reference_type="round", reference_id=str(round_pk),
-        )  # fmt: skip
-        if partner_id is not None:
-            webhook_create_for_round(
-                Round.objects.select_related("player__partner", "seed_pair", "table").get(pk=round_pk)
-            )
-    return True
+    return len(_settle(ids=[round_pk], resolved_before=timezone.now(), limit=1).rounds) == 1
 
 
 def rounds_settle_due(*, older_than_s: float = 0, limit: int = 10_000) -> int:
-    """Settle every resolved round (resolved at least `older_than_s` ago), each in its own short
-    transaction: a settlement holds the player's wallet row only for its own entry, so rounds
-    being placed meanwhile hardly wait."""
-    try:
-        cache.delete(SETTLE_WANTED_KEY)  # before looking: a round resolved from now on asks again
-    except Exception:
-        logger.warning("could not clear the settlement flag", exc_info=True)
-    settled = 0
+    """Settle every resolved round (resolved at least `older_than_s` ago), a batch per short
+    transaction: a batch holds the wallets it pays only for its own statement and commit, so
+    rounds being placed meanwhile hardly wait, and batches running side by side skip each other's
+    rounds instead of queueing behind them."""
+    settled = retries = 0
     while settled < limit:
-        cutoff = timezone.now() - timedelta(seconds=older_than_s)
-        due = list(
-            Round.objects.filter(status=RoundStatus.RESOLVED, resolved_at__lte=cutoff)
-            .order_by("resolved_at")
-            .values_list("id", flat=True)[: min(BATCH, limit - settled)]
-        )
-        settled += sum(round_settle(round_id=round_id, skip_locked=True) for round_id in due)
-        if len(due) < BATCH:
+        size = min(BATCH, limit - settled)
+        batch = _settle(ids=None, resolved_before=timezone.now() - timedelta(seconds=older_than_s), limit=size)
+        settled += len(batch.rounds)
+        if batch.left and retries < BUSY_RETRIES:
+            retries += 1
+            time.sleep(BUSY_PAUSE_S)  # a round being placed holds those accounts for a few milliseconds
+            continue
+        if len(batch.rounds) + batch.left < size:
             break
     return settled
 

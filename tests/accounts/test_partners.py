@@ -5,11 +5,14 @@ import string
 import time
 
 import pytest
+from django.core.cache import caches
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from accounts.models import PartnerNonce
 from accounts.partners import partner_authenticate, request_signature
 from accounts.services import partner_create
+from core.cache import cache_recovered
 from core.errors import SignatureInvalid
 from tests.casino.helpers import sign
 
@@ -87,4 +90,35 @@ def test_any_headers_give_a_partner_or_signature_invalid(partner_pair, data, key
                                      path=PATH, body=body)  # fmt: skip
     except SignatureInvalid:
         return
-    assert found == partner
+    assert found.partner == partner
+
+
+def _authenticate(partner, secret, nonce):
+    timestamp = str(int(time.time()))
+    signature = request_signature(secret=secret, timestamp=timestamp, nonce=nonce, method="PUT", path=PATH, body=b"")
+    return partner_authenticate(key_id=partner.key_id, timestamp=timestamp, nonce=nonce, signature=signature,
+                                method="PUT", path=PATH, body=b"")  # fmt: skip
+
+
+def test_a_nonce_is_kept_in_redis_and_not_in_the_database(partner_pair, django_assert_num_queries):
+    partner, secret = partner_pair
+    with django_assert_num_queries(1):  # the partner; the nonce costs one Redis command
+        assert _authenticate(partner, secret, "redis-nonce-1").partner == partner
+    assert not PartnerNonce.objects.exists()
+    with pytest.raises(SignatureInvalid):
+        _authenticate(partner, secret, "redis-nonce-1")
+
+
+def test_while_redis_is_away_nonces_go_to_the_database_and_back_into_redis_when_it_returns(partner_pair, monkeypatch):
+    partner, secret = partner_pair
+    backend = caches["default"]
+    monkeypatch.setattr(backend.breaker, "allow", lambda: False)  # the circuit is open: Redis is away
+    assert _authenticate(partner, secret, "outage-nonce-1").partner == partner
+    assert list(PartnerNonce.objects.values_list("nonce", flat=True)) == ["outage-nonce-1"]
+    with pytest.raises(SignatureInvalid):  # another process would find it in the database too
+        _authenticate(partner, secret, "outage-nonce-1")
+    monkeypatch.undo()
+    cache_recovered.send(sender=type(backend), cache=backend)  # what the breaker sends on closing
+    PartnerNonce.objects.all().delete()  # Redis alone must now refuse the replay
+    with pytest.raises(SignatureInvalid):
+        _authenticate(partner, secret, "outage-nonce-1")

@@ -5,17 +5,17 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 
 from ledger import sql
-from ledger.models import AccountKind, JournalEntry, Posting
+from ledger.models import Account, AccountKind, EntrySeal, JournalEntry, Posting
 from ledger.services import house_account, player_accounts_open
 from tests.factories import make_player
 
 pytestmark = pytest.mark.django_db
 
 
-def post(accounts, amounts, *, key="k", request_hash="h"):
+def post(accounts, amounts, *, key="k", reference_id="1"):
     return sql.post_entry(
-        idempotency_key=key, request_hash=request_hash, kind="stake", reason="r", actor_type="system",
-        actor_id="tests", reference_type="round", reference_id="1", reverses_id=None,
+        idempotency_key=key, kind="stake", reason="r", actor_type="system",
+        actor_id="tests", reference_type="round", reference_id=reference_id, reverses_id=None,
         account_ids=[account.id for account in accounts], amounts=amounts,
         currencies=[account.currency for account in accounts],
     )  # fmt: skip
@@ -42,16 +42,28 @@ def test_system_account_finds_a_shard_owned_by_no_one():
 def test_post_entry_writes_the_entry_its_balances_and_postings_once_per_key():
     player = make_player(balance=1_000)
     wallet, in_play = player_accounts_open(player=player)
-    entry_id, existing = post([wallet, wallet, in_play], [-100, -200, 300])
-    assert existing is None
+    entry_id, outcome = post([wallet, wallet, in_play], [-100, -200, 300])
+    assert outcome == sql.POSTED
     entry = JournalEntry.objects.get(pk=entry_id)
-    assert (entry.idempotency_key, entry.request_hash, entry.kind, entry.reference_id) == ("k", "h", "stake", "1")
+    assert (entry.idempotency_key, entry.kind, entry.reference_id) == ("k", "stake", "1")
     rows = list(Posting.objects.filter(entry=entry).order_by("id").values_list("account_id", "direction", "amount",
                                                                                 "balance_after"))  # fmt: skip
     assert rows == [(wallet.pk, "D", 100, 900), (wallet.pk, "D", 200, 700), (in_play.pk, "C", 300, 300)]
-    assert post([wallet, in_play], [-5, 5], request_hash="other") == (entry_id, "h")  # the key is taken
+    # The key is taken: the same content (lines in any order) replays it, other content conflicts.
+    assert post([in_play, wallet, wallet], [300, -200, -100]) == (entry_id, sql.REPLAYED)
+    assert post([wallet, in_play], [-300, 300]) == (entry_id, sql.CONFLICT)
+    assert post([wallet, wallet, in_play], [-100, -200, 300], reference_id="2") == (entry_id, sql.CONFLICT)
     wallet.refresh_from_db()
     assert wallet.balance == 700
+
+
+def test_the_request_hash_is_the_entrys_content_and_nothing_else():
+    player = make_player(balance=1_000)
+    wallet, in_play = player_accounts_open(player=player)
+    first = JournalEntry.objects.get(pk=post([wallet, in_play], [-1, 1], key="a")[0])
+    second = JournalEntry.objects.get(pk=post([in_play, wallet], [1, -1], key="b")[0])
+    other = JournalEntry.objects.get(pk=post([wallet, in_play], [-2, 2], key="c")[0])
+    assert len(first.request_hash) == 64 and first.request_hash == second.request_hash != other.request_hash
 
 
 @pytest.mark.parametrize(
@@ -91,3 +103,72 @@ def test_snapshot_read_only_makes_a_repeatable_read_transaction_that_writes_noth
             assert cursor.fetchone() == ("repeatable read",)
             cursor.execute("SHOW transaction_read_only")
             assert cursor.fetchone() == ("on",)
+
+
+def test_ledger_player_accounts_finds_the_wallet_and_money_in_play():
+    player = make_player()
+    wallet, in_play = player_accounts_open(player=player)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT wallet_id, in_play_id FROM ledger_player_accounts(%s, %s)", [player.pk, "EUR"])
+        assert cursor.fetchone() == (wallet.pk, in_play.pk)
+        cursor.execute("SELECT wallet_id, in_play_id FROM ledger_player_accounts(%s, %s)", [player.pk, "USD"])
+        assert cursor.fetchone() == (None, None)
+
+
+def test_ledger_house_account_opens_a_shard_once():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT ledger_house_account(%s, %s)", ["GBP", 7])
+        opened = cursor.fetchone()[0]
+        cursor.execute("SELECT ledger_house_account(%s, %s)", ["GBP", 7])
+        assert cursor.fetchone()[0] == opened
+    assert house_account(currency="GBP", spread_by="x").kind == AccountKind.HOUSE
+    shard = Account.objects.get(pk=opened)
+    assert (shard.kind, shard.currency, shard.shard, shard.player_id, shard.partner_id) == ("house", "GBP", 7, None,
+                                                                                            None)  # fmt: skip
+
+
+@pytest.mark.django_db(transaction=True)
+def test_ledger_lock_accounts_holds_their_rows_until_commit():
+    player = make_player()
+    wallet, in_play = player_accounts_open(player=player)
+    settings = connection.settings_dict
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT ledger_lock_accounts(%s)", [[in_play.pk, wallet.pk]])
+        other = psycopg.connect(host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"],
+                                password=settings["PASSWORD"], dbname=settings["NAME"])  # fmt: skip
+        with other, pytest.raises(psycopg.errors.LockNotAvailable):
+            other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR UPDATE NOWAIT", [wallet.pk])
+
+
+def test_the_sealers_statements_read_unsealed_entries_and_append_links_in_order():
+    player = make_player(balance=1_000)  # its deposit is an entry
+    wallet, in_play = player_accounts_open(player=player)
+    post([wallet, in_play], [-10, 10], key="seal-a")
+    post([wallet, in_play], [-20, 20], key="seal-b")
+    assert sql.seal_head() is None
+    entries = sql.unsealed_entries(limit=10)
+    assert [e.idempotency_key for e in entries][-2:] == ["seal-a", "seal-b"] and entries == sorted(entries)
+    postings = sql.postings_of_entries(entry_ids=[entries[-1].id])
+    assert [(p.account_id, p.direction, p.amount, p.balance_after) for p in postings[entries[-1].id]] == [
+        (wallet.pk, "D", 20, 970), (in_play.pk, "C", 20, 30)]  # fmt: skip
+    ids = [e.id for e in entries]
+    sql.seals_insert(entry_ids=ids, previous_hashes=["0" * 64] + [f"{n:064d}" for n in range(1, len(ids))],
+                     hashes=[f"{n:064d}" for n in range(1, len(ids) + 1)])  # fmt: skip
+    assert [s.entry_id for s in EntrySeal.objects.order_by("sequence")] == ids
+    assert sql.seal_head() == f"{len(ids):064d}" and sql.unsealed_entries(limit=10) == []
+
+
+def test_the_sealer_looks_back_a_window_of_ids_and_a_full_pass_everywhere(monkeypatch):
+    player = make_player(balance=1_000)
+    wallet, in_play = player_accounts_open(player=player)
+    late = JournalEntry.objects.get(pk=post([wallet, in_play], [-1, 1], key="late")[0])
+    for n in range(3):
+        post([wallet, in_play], [-1, 1], key=f"after-{n}")
+    sealed_after = [e.id for e in sql.unsealed_entries(limit=10) if e.id > late.id]
+    sql.seals_insert(entry_ids=sealed_after, previous_hashes=["0" * 64] * 3, hashes=[f"{n:064d}" for n in range(3)])
+    monkeypatch.setattr(sql, "SEAL_LOOKBACK", 2)  # the late entry lies further back than the window
+    assert late.id not in [e.id for e in sql.unsealed_entries(limit=10)]
+    assert late.id in [e.id for e in sql.unsealed_entries(limit=10, everywhere=True)]
+    monkeypatch.setattr(sql, "SEAL_LOOKBACK", 100_000)
+    assert late.id in [e.id for e in sql.unsealed_entries(limit=10)]

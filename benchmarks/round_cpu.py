@@ -1,0 +1,136 @@
+"""CPU of one round in the web process, serially, through the whole Django stack (WSGI handler,
+middleware, DRF, the service, PostgreSQL round trips), and the SQL statements it runs; with
+--profile, where the time goes (cProfile, top functions by cumulative and own time).
+
+    python benchmarks/round_cpu.py [--rounds 2000] [--profile] [--partner]
+
+It needs PostgreSQL on 127.0.0.1:5432 and Redis (REDIS_URL, default db 13); it makes a scratch
+database `bench_round_cpu`. Settlement is not run here (no worker): this is the request's cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from benchmarks._support import fresh_database  # noqa: E402
+from benchmarks.load import bench_setup, partner_headers  # noqa: E402
+
+# BENCH_ROOT: measure another checkout's code (e.g. main, side by side with a change)
+CODE = Path(os.environ.get("BENCH_ROOT", ROOT))
+
+
+def _process_cpu_s(pid: int) -> float:
+    """User + system CPU of a process on this machine (the PostgreSQL backend serving us)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=2000)
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--partner", action="store_true", help="the signed partner path instead of a token")
+    parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--get", metavar="PATH", help="time GET PATH (with the token) instead, for comparison")
+    args = parser.parse_args()
+
+    url = fresh_database("bench_round_cpu", CODE)
+    os.environ.update(
+        DATABASE_URL=url, REDIS_URL=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13"), DEBUG="false",
+        SECRET_KEY="bench-" + "x" * 50, ALLOWED_HOSTS="127.0.0.1,testserver", SECURE_SSL_REDIRECT="false",
+        THROTTLE_PLAYER="100000000/min", THROTTLE_PARTNER="100000000/min", LOG_LEVEL="WARNING",
+        DJANGO_SETTINGS_MODULE="config.settings",
+    )  # fmt: skip
+    sys.path.insert(0, str(CODE))
+    os.chdir(CODE)
+    import django
+
+    django.setup()
+    from django.core.cache import cache
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.db import connection, reset_queries
+
+    cache.clear()
+    setup = bench_setup(players=1, partner_players=1)
+    table = setup["table"]
+    handler = WSGIHandler()
+    body = json.dumps({"table": table, "main_bet": 100}).encode()
+
+    def environ(n: int) -> dict:
+        path = "/api/v1/rounds/" if not args.partner else f"/api/v1/partner/players/{setup['external_ids'][0]}/rounds/"
+        headers = {"HTTP_IDEMPOTENCY_KEY": f"cpu-{n}-{time.time_ns()}"}
+        if args.partner:
+            for name, value in partner_headers(setup["partner_key"], setup["partner_secret"], "POST", path, body).items():
+                headers["HTTP_" + name.upper().replace("-", "_")] = value
+        else:
+            headers["HTTP_AUTHORIZATION"] = f"Token {setup['tokens'][0]}"
+        method = "POST"
+        if args.get:
+            method, path = "GET", args.get
+        return {
+            "REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": "", "SERVER_NAME": "127.0.0.1",
+            "SERVER_PORT": "80", "HTTP_HOST": "127.0.0.1", "CONTENT_TYPE": "application/json",
+            "CONTENT_LENGTH": str(len(body)), "wsgi.input": io.BytesIO(body), "wsgi.url_scheme": "http",
+            "wsgi.errors": sys.stderr, "wsgi.multithread": True, "wsgi.multiprocess": True, "wsgi.run_once": False,
+            "REMOTE_ADDR": "127.0.0.1", **headers,
+        }  # fmt: skip
+
+    statuses: dict[str, int] = {}
+
+    def one(n: int) -> None:
+        status = []
+        chunks = handler(environ(n), lambda s, h, exc_info=None: status.append(s))
+        b"".join(chunks)
+        statuses[status[0]] = statuses.get(status[0], 0) + 1
+
+    for n in range(200):  # warm-up: connections, catalogues, URL resolver, serializers
+        one(-n - 1)
+    print(f"warmed up; measuring in process {os.getpid()}", file=sys.stderr, flush=True)
+    connection.force_debug_cursor = True
+    reset_queries()
+    one(0)
+    statements = [q["sql"] for q in connection.queries]
+    connection.force_debug_cursor = False
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+    backend_started = _process_cpu_s(backend)
+    profiler = cProfile.Profile(time.process_time) if args.profile else None  # CPU, not waits
+    started_cpu, started_wall = time.process_time(), time.perf_counter()
+    if profiler:
+        profiler.enable()
+    for n in range(1, args.rounds + 1):
+        one(n)
+    if profiler:
+        profiler.disable()
+    cpu, wall = time.process_time() - started_cpu, time.perf_counter() - started_wall
+    backend_cpu = _process_cpu_s(backend) - backend_started
+    print(json.dumps({
+        "path": "partner" if args.partner else "token", "rounds": args.rounds, "statuses": statuses,
+        "cpu_ms_per_round": round(cpu / args.rounds * 1000, 3), "wall_ms_per_round": round(wall / args.rounds * 1000, 3),
+        "postgres_backend_cpu_ms_per_round": round(backend_cpu / args.rounds * 1000, 3),
+        "statements_per_round": len(statements),
+    }, indent=2))  # fmt: skip
+    if os.environ.get("BENCH_SHOW_SQL"):
+        for statement in statements:
+            print("  ", statement[:300])
+    if profiler:
+        for order in ("cumulative", "tottime"):
+            out = io.StringIO()
+            pstats.Stats(profiler, stream=out).sort_stats(order).print_stats(args.top)
+            print(out.getvalue())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""Every hand-written SQL statement the casino runs, one named function each, each tested in
+`tests/casino/test_sql.py`. They are the statements of a round's path, which every round takes
+(placing, deciding, settling): docs/BENCHMARKS.md has the figures that asked for them. The rest of
+the casino reads and writes through the ORM.
+
+The writes are functions of the schema (`migrations/0008_round_functions.py`); they move money
+only through the ledger's `ledger_post_entry` and record audit events through `core_audit_record`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import uuid
+from datetime import datetime
+from typing import NamedTuple
+
+from django.db import connection
+
+from accounts.models import Player
+from casino.models import Round, SeedPair, Table
+from core.rows import instances_from_row, row_json, select_list
+
+# SQLSTATEs raised by the round functions.
+NONCE_TAKEN = "CSN01"
+NOT_AWAITING_DECISION = "CSN02"
+
+
+@functools.cache
+def _round_open_sql() -> str:
+    return (
+        f"SELECT {select_list(SeedPair, 'sp')}, {select_list(Table, 't')}, g.excluded, g.limits, a.wallet_id,"
+        " a.in_play_id"
+        f" FROM {SeedPair._meta.db_table} sp JOIN {Table._meta.db_table} t ON t.id = %s"
+        " CROSS JOIN protection_stake_guards(sp.player_id, %s, %s) AS g"
+        " CROSS JOIN ledger_player_accounts(sp.player_id, %s) AS a"
+        " WHERE sp.player_id = %s AND sp.active FOR UPDATE OF sp"
+    )
+
+
+def round_open(*, player_id: int, currency: str, table_id: int, guard_kinds: list[str], at: datetime):
+    """The first statement of placing a round: lock the player's active seed pair (a player's rounds
+    run one at a time, and every one gets its own nonce), and read the table, the player's
+    exclusion and limits in force of `guard_kinds` (protection's rules, `protection_stake_guards`)
+    and its wallet and money-in-play account ids. Returns (pair, table, excluded, limits,
+    wallet id, in-play id), or None when the player has no active pair or the table does not exist."""
+    with connection.cursor() as cursor:
+        cursor.execute(_round_open_sql(), [table_id, guard_kinds, at, currency, player_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    pair, table = instances_from_row(row[:-4], (SeedPair, Table))
+    excluded, limits, wallet_id, in_play_id = row[-4:]
+    return pair, table, excluded, json.loads(limits), wallet_id, in_play_id  # jsonb comes as text in Django
+
+
+@functools.cache
+def _round_for_decision_sql(skip_locked: bool) -> str:
+    return (
+        f"SELECT {select_list(Round, 'r')}, {select_list(SeedPair, 'sp')}, {select_list(Player, 'p')}, a.wallet_id,"
+        f" a.in_play_id FROM {Round._meta.db_table} r JOIN {SeedPair._meta.db_table} sp ON sp.id = r.seed_pair_id"
+        f" JOIN {Player._meta.db_table} p ON p.id = r.player_id"
+        " CROSS JOIN ledger_player_accounts(r.player_id, r.currency) AS a"
+        " WHERE r.id = %s AND (%s::bigint IS NULL OR r.player_id = %s) AND (%s::text IS NULL OR r.status = %s)"
+        f" FOR UPDATE OF r{' SKIP LOCKED' if skip_locked else ''}"
+    )
+
+
+def round_for_decision(*, round_id: uuid.UUID, player_id: int | None = None, status: str | None = None,
+                       skip_locked: bool = False) -> tuple[Round, int, int] | None:  # fmt: skip
+    """The round (of this player, in this status, if given) with its row lock, its seed pair and
+    player, and the player's wallet and money-in-play account ids; None if there is none (or,
+    `skip_locked`, if another transaction holds it)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_round_for_decision_sql(skip_locked), [round_id, player_id, player_id, status, status])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    round_, pair, player = instances_from_row(row[:-2], (Round, SeedPair, Player))
+    Round.seed_pair.field.set_cached_value(round_, pair)
+    Round.player.field.set_cached_value(round_, player)
+    return round_, row[-2], row[-1]
+
+
+ROUND_PLACE = "SELECT casino_round_place(%s::jsonb, %s::jsonb, %s, %s, %s, %s, %s)"
+
+
+def round_place(*, round_: Round, audit: dict, stake_key: str, stake_reason: str, wallet_id: int, in_play_id: int,
+                stake: int) -> None:  # fmt: skip
+    """Write a dealt round: its nonce counted, the round, its audit event, its stake posted. Raises a
+    DatabaseError with SQLSTATE NONCE_TAKEN, or the ledger's INSUFFICIENT_FUNDS, having written nothing."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            ROUND_PLACE,
+            [json.dumps(row_json(round_)), json.dumps(audit), stake_key, stake_reason, wallet_id, in_play_id, stake],
+        )
+
+
+ROUND_DECIDE = "SELECT casino_round_decide(%s::jsonb, %s::jsonb, %s, %s, %s)"
+
+
+def round_decide(*, round_: Round, audit: dict, raise_key: str | None, wallet_id: int, in_play_id: int) -> None:
+    """Write a decision and the result it led to on a round awaiting one, its audit event, and the
+    raise (`raise_key` given: the player went to war). Raises a DatabaseError with SQLSTATE
+    NOT_AWAITING_DECISION or the ledger's INSUFFICIENT_FUNDS, having written nothing."""
+    with connection.cursor() as cursor:
+        row, audit = json.dumps(row_json(round_)), json.dumps(audit)
+        cursor.execute(ROUND_DECIDE, [row, audit, raise_key, wallet_id, in_play_id])
+
+
+ROUNDS_SETTLE = "SELECT settled_round, webhook_partner FROM casino_rounds_settle(%s, %s, %s)"
+
+
+class Settled(NamedTuple):
+    rounds: list[tuple[uuid.UUID, int | None]]  # each settled round, with its partner if it takes webhooks
+    left: int  # rounds due but left for the next batch: their player's accounts were busy
+
+
+def rounds_settle(*, ids: list[uuid.UUID] | None, resolved_before: datetime, limit: int) -> Settled:
+    """Settle resolved rounds in one statement: these `ids`, or else the oldest resolved before
+    `resolved_before`, at most `limit`. Another batch running, a round another transaction holds,
+    and a round whose player's accounts are busy right now are all left alone, not waited for."""
+    with connection.cursor() as cursor:
+        cursor.execute(ROUNDS_SETTLE, [ids, resolved_before, limit])
+        rows = cursor.fetchall()
+    left = sum(count for round_id, count in rows if round_id is None)
+    return Settled([row for row in rows if row[0] is not None], left)

@@ -1,0 +1,269 @@
+"""Each statement of casino/sql.py, on real PostgreSQL: what it reads, what it writes, what it refuses."""
+
+import uuid
+from datetime import timedelta
+
+import psycopg
+import pytest
+from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
+
+from accounts.services import partner_create
+from casino import sql
+from casino.models import Round, RoundStatus
+from casino.services.fairness import seed_pair_active
+from core.models import AuditEvent
+from ledger import sql as ledger_sql
+from ledger.models import Account, AccountKind, JournalEntry
+from ledger.services import player_accounts_open
+from protection.models import Exclusion, PlayerLimit
+from tests.factories import TableFactory, make_player
+
+pytestmark = pytest.mark.django_db
+KINDS = ["wager", "loss"]
+
+
+def _other_connection():
+    settings = connection.settings_dict
+    return psycopg.connect(host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"],
+                           password=settings["PASSWORD"], dbname=settings["NAME"], autocommit=True)  # fmt: skip
+
+
+def _open(player, table, at=None):
+    return sql.round_open(player_id=player.pk, currency=player.currency, table_id=table.pk, guard_kinds=KINDS,
+                          at=at or timezone.now())  # fmt: skip
+
+
+def _round(player, table, pair, **fields):
+    now = timezone.now()
+    values = dict(
+        id=uuid.uuid4(), player=player, table=table, currency="EUR", status=RoundStatus.RESOLVED, rules={"decks": 6},
+        main_bet=100, tie_bet=0, player_card="KH", dealer_card="2C", seed_pair=pair, nonce=pair.next_nonce,
+        shoe_nonce=pair.next_nonce, placed_by_type="player", placed_by_id=str(player.pk), created_at=now,
+        resolved_at=now, outcome="win", nets={"main": 100}, net=100, payout=200,
+    )  # fmt: skip
+    values.update(fields)
+    return Round(**values)
+
+
+def _place(player, table, round_, stake=100):
+    wallet, in_play = player_accounts_open(player=player)
+    sql.round_place(round_=round_, audit={"nonce": round_.nonce}, stake_key=f"round:{round_.id}:stake",
+                    stake_reason="main bet", wallet_id=wallet.pk, in_play_id=in_play.pk, stake=stake)  # fmt: skip
+
+
+def test_round_open_reads_the_pair_table_guards_and_accounts():
+    player, table = make_player(balance=1_000), TableFactory()
+    pair = seed_pair_active(player=player)
+    wallet, in_play = player_accounts_open(player=player)
+    now = timezone.now()
+    PlayerLimit.objects.create(player=player, kind="wager", period="day", amount=500, requested_at=now,
+                               effective_from=now, requested_by_type="player", requested_by_id="1")  # fmt: skip
+    opened_pair, opened_table, excluded, limits, wallet_id, in_play_id = _open(player, table)
+    assert (opened_pair.pk, opened_pair.next_nonce, opened_pair.server_seed) == (pair.pk, 0, pair.server_seed)
+    assert (opened_table.pk, opened_table.min_bet, opened_table.rules) == (table.pk, table.min_bet, table.rules)
+    assert (excluded, limits, wallet_id, in_play_id) == (False, [["wager", "day", 500]], wallet.pk, in_play.pk)
+    Exclusion.objects.create(player=player, kind="timeout", starts_at=now - timedelta(minutes=1),
+                             ends_at=now + timedelta(days=1), requested_by_type="player", requested_by_id="1")  # fmt: skip
+    assert _open(player, table)[2] is True
+
+
+def test_round_open_finds_nothing_without_an_active_pair_or_the_table():
+    player, table = make_player(), TableFactory()
+    assert _open(player, table) is None  # no seed pair yet
+    seed_pair_active(player=player)
+    assert sql.round_open(player_id=player.pk, currency="EUR", table_id=10**9, guard_kinds=KINDS,
+                          at=timezone.now()) is None  # fmt: skip
+
+
+@pytest.mark.django_db(transaction=True)
+def test_round_open_holds_the_pairs_row_lock_until_the_end_of_the_transaction():
+    player, table = make_player(), TableFactory()
+    pair = seed_pair_active(player=player)
+    with transaction.atomic():
+        _open(player, table)
+        with _other_connection() as other, pytest.raises(psycopg.errors.LockNotAvailable):
+            other.execute("SELECT 1 FROM casino_seedpair WHERE id = %s FOR UPDATE NOWAIT", [pair.pk])
+    with _other_connection() as other:
+        assert other.execute("SELECT 1 FROM casino_seedpair WHERE id = %s FOR UPDATE NOWAIT", [pair.pk]).fetchone()
+
+
+def test_round_place_counts_the_nonce_writes_the_round_its_audit_event_and_stakes():
+    player, table = make_player(balance=1_000), TableFactory()
+    pair = seed_pair_active(player=player)
+    round_ = _round(player, table, pair, status=RoundStatus.AWAITING_DECISION, nets={"main": 0}, net=None,
+                    payout=None, outcome="", resolved_at=None)  # fmt: skip
+    _place(player, table, round_, stake=300)
+    stored = Round.objects.get(pk=round_.id)
+    assert (stored.status, stored.nets, stored.nonce, stored.player_card) == ("awaiting_decision", {"main": 0}, 0, "KH")
+    pair.refresh_from_db()
+    assert pair.next_nonce == 1
+    event = AuditEvent.objects.get(object_id=str(round_.id))
+    assert (event.action, event.actor_type, event.data) == ("round.placed", "player", {"nonce": 0})
+    kinds = (AccountKind.PLAYER_WALLET, AccountKind.PLAYER_IN_PLAY)
+    wallet, in_play = (Account.objects.get(player=player, kind=kind) for kind in kinds)
+    assert (wallet.balance, in_play.balance) == (700, 300)
+    assert JournalEntry.objects.get(idempotency_key=f"round:{round_.id}:stake").kind == "stake"
+
+
+@pytest.mark.parametrize("refusal", ["funds", "nonce"])
+def test_round_place_refuses_and_writes_nothing(refusal):
+    player, table = make_player(balance=100), TableFactory()
+    pair = seed_pair_active(player=player)
+    round_ = _round(player, table, pair, nonce=5 if refusal == "nonce" else 0)
+    entries, events = JournalEntry.objects.count(), AuditEvent.objects.count()
+    with pytest.raises(DatabaseError) as refused, transaction.atomic():
+        _place(player, table, round_, stake=101 if refusal == "funds" else 100)
+    expected = ledger_sql.INSUFFICIENT_FUNDS if refusal == "funds" else sql.NONCE_TAKEN
+    assert refused.value.__cause__.sqlstate == expected
+    assert not Round.objects.filter(pk=round_.id).exists()
+    assert (JournalEntry.objects.count(), AuditEvent.objects.count()) == (entries, events)
+    pair.refresh_from_db()
+    assert pair.next_nonce == 0
+
+
+def test_round_decide_writes_the_result_and_stakes_the_raise_once():
+    player, table = make_player(balance=1_000), TableFactory()
+    pair = seed_pair_active(player=player)
+    waiting = _round(player, table, pair, status=RoundStatus.AWAITING_DECISION, outcome="", resolved_at=None,
+                     net=None, payout=None)  # fmt: skip
+    _place(player, table, waiting)
+    wallet, in_play = player_accounts_open(player=player)
+    decided = _round(player, table, pair, id=waiting.id, decision="war", raise_bet=100, outcome="war_win", net=100,
+                     payout=400, burned="2H 3H 4H", war_player_card="AS", war_dealer_card="3D",
+                     decided_by_type="player", decided_by_id=str(player.pk), decided_at=timezone.now())  # fmt: skip
+    sql.round_decide(round_=decided, audit={"decision": "war"}, raise_key=f"round:{waiting.id}:raise",
+                     wallet_id=wallet.pk, in_play_id=in_play.pk)  # fmt: skip
+    stored = Round.objects.get(pk=waiting.id)
+    assert (stored.status, stored.decision, stored.raise_bet, stored.war_player_card, stored.payout) == (
+        "resolved", "war", 100, "AS", 400)  # fmt: skip
+    in_play.refresh_from_db()
+    assert in_play.balance == 200
+    assert AuditEvent.objects.filter(object_id=str(waiting.id), action="round.decided").count() == 1
+    with pytest.raises(DatabaseError) as refused, transaction.atomic():  # it no longer awaits a decision
+        sql.round_decide(round_=decided, audit={}, raise_key=None, wallet_id=wallet.pk, in_play_id=in_play.pk)
+    assert refused.value.__cause__.sqlstate == sql.NOT_AWAITING_DECISION
+
+
+def test_round_decide_refused_for_the_raise_leaves_the_round_waiting():
+    player, table = make_player(balance=100), TableFactory()
+    pair = seed_pair_active(player=player)
+    waiting = _round(player, table, pair, status=RoundStatus.AWAITING_DECISION, outcome="", resolved_at=None,
+                     net=None, payout=None)  # fmt: skip
+    _place(player, table, waiting)
+    wallet, in_play = player_accounts_open(player=player)
+    decided = _round(player, table, pair, id=waiting.id, decision="war", raise_bet=100, decided_by_type="player",
+                     decided_by_id="1")  # fmt: skip
+    with pytest.raises(DatabaseError) as refused, transaction.atomic():
+        sql.round_decide(round_=decided, audit={}, raise_key=f"round:{waiting.id}:raise", wallet_id=wallet.pk,
+                         in_play_id=in_play.pk)  # fmt: skip
+    assert refused.value.__cause__.sqlstate == ledger_sql.INSUFFICIENT_FUNDS
+    assert Round.objects.get(pk=waiting.id).status == "awaiting_decision"
+    assert not AuditEvent.objects.filter(object_id=str(waiting.id), action="round.decided").exists()
+
+
+def _placed(player, table, **fields):
+    pair = seed_pair_active(player=player)
+    pair.refresh_from_db()
+    round_ = _round(player, table, pair, **fields)
+    _place(player, table, round_, stake=round_.main_bet)
+    return round_
+
+
+def test_rounds_settle_pays_each_round_once_and_names_the_partners_that_take_webhooks(fake_dns):
+    fake_dns["partner.example"] = "93.184.216.34"  # a public address
+    table = TableFactory()
+    partner, _ = partner_create(name="Hooked", webhook_url="https://partner.example/hooks")
+    quiet, partnered = make_player(balance=1_000), make_player(balance=1_000, partner=partner, external_id="p1")
+    won = _placed(quiet, table, payout=200)
+    lost = _placed(partnered, table, outcome="lose", net=-100, payout=0)
+    later = timezone.now() + timedelta(seconds=1)
+    assert sorted(sql.rounds_settle(ids=None, resolved_before=later, limit=10).rounds, key=lambda r: r[1] or 0) == [
+        (won.id, None), (lost.id, partner.pk)]  # fmt: skip
+    assert set(Round.objects.values_list("status", flat=True)) == {"settled"}
+    wallet = Account.objects.get(player=quiet, kind=AccountKind.PLAYER_WALLET)
+    assert wallet.balance == 1_100  # 1,000 - 100 staked + 200 paid
+    house = Account.objects.filter(kind=AccountKind.HOUSE, currency="EUR")
+    assert sum(house.values_list("balance", flat=True)) == 0  # -100 paid out to one, +100 kept from the other
+    assert not Account.objects.filter(kind=AccountKind.PLAYER_IN_PLAY).exclude(balance=0).exists()
+    assert sql.rounds_settle(ids=None, resolved_before=later, limit=10) == ([], 0)
+    assert sql.rounds_settle(ids=[won.id], resolved_before=later, limit=1) == ([], 0)
+    assert JournalEntry.objects.filter(idempotency_key__endswith=":settle").count() == 2
+
+
+def test_rounds_settle_takes_the_oldest_first_and_at_most_its_limit():
+    player, table = make_player(balance=1_000), TableFactory()
+    now = timezone.now()
+    rounds = [_placed(player, table, resolved_at=now - timedelta(seconds=10 - n)) for n in range(3)]
+    settled = sql.rounds_settle(ids=None, resolved_before=now, limit=2)
+    assert {round_id for round_id, _ in settled.rounds} == {rounds[0].id, rounds[1].id}
+    assert sql.rounds_settle(ids=None, resolved_before=now - timedelta(seconds=20), limit=10) == ([], 0)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rounds_settle_leaves_a_round_another_transaction_holds():
+    player, table = make_player(balance=1_000), TableFactory()
+    held, free = _placed(player, table), _placed(player, table)
+    with _other_connection() as other:
+        other.execute("BEGIN")
+        other.execute("SELECT 1 FROM casino_round WHERE id = %s FOR UPDATE", [held.id])
+        settled = sql.rounds_settle(ids=[held.id, free.id], resolved_before=timezone.now(), limit=10)
+        other.execute("ROLLBACK")
+    assert settled == ([(free.id, None)], 0)
+    assert Round.objects.get(pk=held.id).status == "resolved"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rounds_settle_leaves_a_player_whose_accounts_are_busy_and_says_how_many_it_left():
+    busy_player, free_player, table = make_player(balance=1_000), make_player(balance=1_000), TableFactory()
+    busy, free = _placed(busy_player, table), _placed(free_player, table)
+    wallet, _ = player_accounts_open(player=busy_player)
+    with _other_connection() as other:
+        other.execute("BEGIN")
+        other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR NO KEY UPDATE", [wallet.pk])  # a round placed
+        settled = sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10)
+        other.execute("ROLLBACK")
+    assert settled == ([(free.id, None)], 1)
+    assert Round.objects.get(pk=busy.id).status == "resolved"
+    assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([(busy.id, None)], 0)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_batch_settles_at_a_time_and_another_leaves_at_once():
+    player, table = make_player(balance=1_000), TableFactory()
+    round_ = _placed(player, table)
+    with _other_connection() as other:
+        other.execute("BEGIN")
+        other.execute("SELECT pg_advisory_xact_lock(7461002)")  # a batch running
+        assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([], 0)
+        other.execute("ROLLBACK")
+    assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([(round_.id, None)], 0)
+
+
+def test_round_for_decision_reads_the_round_its_pair_player_and_accounts():
+    player, other, table = make_player(balance=1_000), make_player(), TableFactory()
+    waiting = _placed(player, table, status=RoundStatus.AWAITING_DECISION, outcome="", resolved_at=None, net=None,
+                      payout=None)  # fmt: skip
+    wallet, in_play = player_accounts_open(player=player)
+    round_, wallet_id, in_play_id = sql.round_for_decision(round_id=waiting.id, player_id=player.pk)
+    assert (round_.id, round_.status, round_.seed_pair.server_seed, round_.player.pk) == (
+        waiting.id, "awaiting_decision", waiting.seed_pair.server_seed, player.pk)  # fmt: skip
+    assert (wallet_id, in_play_id) == (wallet.pk, in_play.pk)
+    assert sql.round_for_decision(round_id=waiting.id, player_id=other.pk) is None  # another player's round
+    assert sql.round_for_decision(round_id=waiting.id, status="resolved") is None
+    assert sql.round_for_decision(round_id=uuid.uuid4()) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_round_for_decision_can_leave_a_round_another_transaction_holds():
+    player, table = make_player(balance=1_000), TableFactory()
+    waiting = _placed(player, table, status=RoundStatus.AWAITING_DECISION, outcome="", resolved_at=None, net=None,
+                      payout=None)  # fmt: skip
+    with _other_connection() as other:
+        other.execute("BEGIN")
+        other.execute("SELECT 1 FROM casino_round WHERE id = %s FOR UPDATE", [waiting.id])
+        with transaction.atomic():
+            assert sql.round_for_decision(round_id=waiting.id, skip_locked=True) is None
+        other.execute("ROLLBACK")
+    with transaction.atomic():
+        assert sql.round_for_decision(round_id=waiting.id, skip_locked=True) is not None
