@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # BENCH_PG_PORT: another PostgreSQL on this host (e.g. one with pg_stat_statements, for profiling)
 PG = {"host": "127.0.0.1", "port": os.environ.get("BENCH_PG_PORT", "5432"), "user": "postgres"}
+
+
+def require_wrk() -> None:
+    """The HTTP benchmarks drive load with wrk (C): Python clients would eat the CPU the server needs."""
+    if shutil.which("wrk") is None:
+        sys.exit("this benchmark needs wrk: apt-get install -y wrk")
 
 
 def psql(sql: str, db: str = "postgres") -> None:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from benchmarks._support import fresh_database, pgbench_tps  # noqa: E402
+from benchmarks._support import fresh_database, pgbench_tps, require_wrk  # noqa: E402
 from benchmarks.load import partner_headers  # noqa: E402
 
 PORT = 8077
@@ -239,6 +239,7 @@ def main() -> None:
     parser.add_argument("--no-floor", action="store_true", help="skip the floor (no ../shared here)")
     parser.add_argument("--pgbench", action="store_true", help="also pgbench tpcb-like TPS, after each pass")
     args = parser.parse_args()
+    require_wrk()
     paths = [p for p in args.paths.split(",") if p]
 
     runs: list[dict] = []
