@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import time
 
+import redis
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
@@ -42,8 +43,6 @@ def _check_database() -> dict:
 def _broker_client(url: str):
     """One client (and connection pool) per process: a new connection per check costs ~1 ms of
     CPU in redis-py alone, and load balancers check often."""
-    import redis
-
     return redis.Redis.from_url(url, socket_connect_timeout=BROKER_TIMEOUT_S, socket_timeout=BROKER_TIMEOUT_S)
 
 

@@ -4,6 +4,7 @@ seed (game i is dealt from the provably fair stream of that seed with nonce i)."
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -108,8 +109,6 @@ def simulate(
 
 def length_histogram_svg(stats: VariantStats, *, width: int = 560, height: int = 240, bins: int = 30) -> str:
     """A self-contained SVG histogram of game lengths (battles), log-spaced bins."""
-    import math
-
     values = [v for v in stats.lengths if v > 0]
     title = f"{stats.preset}: battles per game ({stats.games} games)"
     if not values:
