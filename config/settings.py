@@ -228,6 +228,8 @@ CELERY_BEAT_SCHEDULE = {
     "settle-overdue-rounds": {"task": "casino.settle_overdue", "schedule": 2.0},
     "decide-timed-out-rounds": {"task": "casino.decide_timed_out", "schedule": 2.0},
     "deliver-due-webhooks": {"task": "casino.deliver_due_webhooks", "schedule": 10.0},
+    # Seamless wallets' credits and rollbacks that no message sent in time, and debits left pending.
+    "send-due-wallet-calls": {"task": "casino.send_due_wallet_calls", "schedule": 2.0},
     "purge-idempotency-records": {"task": "core.purge_idempotency_records", "schedule": crontab(minute=17)},
     "purge-partner-nonces": {"task": "accounts.purge_partner_nonces", "schedule": crontab(minute=19)},
     "purge-idle-tokens": {"task": "accounts.purge_idle_tokens", "schedule": crontab(minute=21)},
@@ -268,6 +270,8 @@ PLAY_MONEY = env_bool("PLAY_MONEY", default=False)
 # Calls to partners' servers (core/outbound.py) go only to public addresses; development and tests
 # with partner servers on this machine set OUTBOUND_ALLOW_PRIVATE=true.
 OUTBOUND_ALLOW_PRIVATE = env_bool("OUTBOUND_ALLOW_PRIVATE", default=False)
+# A seamless partner's wallet has this long to answer a call (API.md: 5 s), connecting included.
+WALLET_TIMEOUT_S = float(os.environ.get("WALLET_TIMEOUT_S", "5"))
 # A demo server says so: its demo logins (published password) are meant, and `check --deploy`
 # accepts them (casino/checks.py); compose's `migrate` loads the demo data only then.
 DEMO_DATA = env_bool("DEMO_DATA", default=False)

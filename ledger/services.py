@@ -242,6 +242,28 @@ def partner_transfer_post(*, partner, player, amount: int, into_wallet: bool, id
     )  # fmt: skip
 
 
+def partner_seamless_account_open(*, partner, currency: str) -> Account:
+    account, _ = Account.objects.get_or_create(kind=AccountKind.PARTNER_SEAMLESS, currency=currency, partner=partner)
+    return account
+
+
+def partner_seamless_post(*, partner, player, amount: int, into_wallet: bool, idempotency_key: str, actor: Actor,
+                          reason: str, reference_type: str, reference_id: str) -> JournalEntry:  # fmt: skip
+    """A seamless partner's wallet paid a stake into the player's wallet here (`into_wallet`: the
+    partner acknowledged a debit), or the player's wallet here pays a payout back to it (a credit).
+    The player's wallet at us only ever holds money on its way between the two, within one
+    transaction."""
+    wallet, _ = player_accounts_open(player=player)
+    seamless = partner_seamless_account_open(partner=partner, currency=player.currency)
+    sign = 1 if into_wallet else -1
+    return ledger_post(
+        idempotency_key=idempotency_key,
+        kind=EntryKind.SEAMLESS_DEBIT if into_wallet else EntryKind.SEAMLESS_CREDIT,
+        lines=[Line(seamless, -sign * amount), Line(wallet, sign * amount)],
+        actor=actor, reason=reason, reference_type=reference_type, reference_id=reference_id,
+    )  # fmt: skip
+
+
 # --- Maker-checker adjustments -------------------------------------------------------------------
 
 
