@@ -119,6 +119,15 @@ DATABASES["default"]["ATOMIC_REQUESTS"] = False
 # third of the database's CPU per round went to planning statements it had planned before).
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # (bin/test's deploy check reads no database)
     DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
+    # DATABASE_POOL=true: a pool of connections per process (psycopg's) instead of one persistent
+    # connection per thread. A request waiting on a seamless partner's wallet then gives its
+    # connection back for the wait (core.transactions.connection_release_for_wait), so a slow
+    # wallet ties up threads but not database connections (docs/RELIABILITY.md).
+    if env_bool("DATABASE_POOL", default=False):
+        DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections
+        DATABASES["default"]["OPTIONS"]["pool"] = {
+            "min_size": 1, "max_size": int(os.environ.get("DATABASE_POOL_SIZE", "4")), "timeout": 10,
+        }  # fmt: skip
 # --- end Database (embed) ---
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

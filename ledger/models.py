@@ -21,7 +21,7 @@ class AccountKind(models.TextChoices):
     PLAYER_IN_PLAY = "player_in_play", "Player money in play"
     HOUSE = "house", "House bankroll (shard)"
     PARTNER = "partner_settlement", "Partner settlement"
-    # A seamless partner's players' money, which the partner keeps in its own wallet: what its
+    # A seamless partner's players' money, which the partner keeps in its own wallet: minus what its
     # wallet paid into rounds (debits) less what it was paid back (credits). It goes below zero.
     PARTNER_SEAMLESS = "partner_seamless", "Partner seamless wallet"
     OUTSIDE = "outside_world", "Outside world (operator cash movements)"
@@ -51,8 +51,10 @@ class Account(models.Model):
                 condition=Q(player__isnull=False),
                 name="account_one_per_player_kind",
             ),
+            # A seamless partner's account is sharded like the house (by player): no row that every
+            # round of the partner locks. A partner's settlement account is its shard 0.
             models.UniqueConstraint(
-                fields=["kind", "currency", "partner"],
+                fields=["kind", "currency", "partner", "shard"],
                 condition=Q(partner__isnull=False),
                 name="account_one_per_partner_kind",
             ),

@@ -52,7 +52,7 @@ from core.errors import (
 )
 from core.idempotency import KEEP_FOR
 from core.outbound import OutboundAnswer
-from ledger.services import partner_seamless_post
+from ledger.services import partner_seamless_post, seamless_accounts_lock
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def _debit(call: WalletCall) -> Debit:
     if answered_balance(answer) is not None:
         return Debit(call, answer)
     with transaction.atomic():
-        held = WalletCall.objects.select_for_update().select_related("player").get(pk=call.pk)
+        held = WalletCall.objects.select_for_update(of=("self",)).select_related("player").get(pk=call.pk)
         if held.status == Status.PENDING:  # (not given up by the sweeper meanwhile)
             if refused_for_funds(answer):
                 wallet_call_record(held, answer, status=Status.REFUSED)
@@ -89,7 +89,7 @@ def _stake_claim(*, player, amount: int, scope: str, key: str, request_hash: str
     """Step 1's claim: the pending debit of this request, new or (its first attempt died) taken over."""
     with transaction.atomic():
         existing = (
-            WalletCall.objects.select_for_update()
+            WalletCall.objects.select_for_update(of=("self",))
             .select_related("partner", "player")
             .filter(request_scope=scope, request_key=key)
             .first()
@@ -128,7 +128,8 @@ def seamless_stake_debit(*, player, table_id: int, main_bet: int, tie_bet: int, 
 
 def _acknowledge(debit: Debit) -> WalletCall:
     """In step 3's transaction: the debit acknowledged, unless the sweeper gave it up meanwhile."""
-    call = WalletCall.objects.select_for_update().select_related("partner", "player").get(pk=debit.call.pk)
+    held = WalletCall.objects.select_for_update(of=("self",)).select_related("partner", "player")
+    call = held.get(pk=debit.call.pk)
     if call.status != Status.PENDING:
         raise _refused(Status.REFUSED if call.status == Status.REFUSED else Status.FAILED)
     wallet_call_record(call, debit.answer, status=Status.ACKNOWLEDGED)
@@ -136,7 +137,9 @@ def _acknowledge(debit: Debit) -> WalletCall:
 
 
 def _fund(*, call: WalletCall, player, actor: Actor) -> None:
-    """The debited amount from the partner's seamless account into the player's wallet here."""
+    """The debited amount from the partner's seamless account into the player's wallet here, the
+    accounts the stake then moves locked with it (`seamless_accounts_lock`)."""
+    seamless_accounts_lock(partner=call.partner, player=player)
     partner_seamless_post(
         partner=call.partner, player=player, amount=call.amount, into_wallet=True,
         # round:<id>:stake-funding, round:<id>:raise-funding (round:<id>:raise-2-funding...)
@@ -157,7 +160,7 @@ def seamless_round_place(*, debit: Debit, player, table_id: int, main_bet: int, 
 def seamless_debit_unused(*, debit: Debit, error: ServiceError) -> None:
     """Step 3 was refused, its transaction undone: the debit happened all the same (the partner
     answered 200), so it is recorded and rolled back."""
-    call = WalletCall.objects.select_for_update().select_related("player").get(pk=debit.call.pk)
+    call = WalletCall.objects.select_for_update(of=("self",)).select_related("player").get(pk=debit.call.pk)
     if call.status == Status.PENDING:
         wallet_call_record(call, debit.answer, status=Status.ACKNOWLEDGED)
         wallet_rollback_create(debit=call)
@@ -179,7 +182,7 @@ def _raise_claim(*, player, round_id: str) -> WalletCall:
         if round_.status != RoundStatus.AWAITING_DECISION:
             raise RoundNotAwaitingDecision(gettext("the round is %(status)s") % {"status": round_.status})
         earlier = list(
-            WalletCall.objects.select_for_update().select_related("player")
+            WalletCall.objects.select_for_update(of=("self",)).select_related("player")
             .filter(round_id=round_pk, kind=WalletCallKind.DEBIT, purpose=WalletCallPurpose.RAISE)
         )  # fmt: skip
         for call in earlier:

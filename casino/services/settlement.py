@@ -24,7 +24,7 @@ from casino.services.wallets import wallet_credit_create
 from casino.services.webhooks import webhook_create_for_round
 from core.actors import Actor
 from core.cache import cache_window_open
-from ledger.services import partner_seamless_post, stakes_settle
+from ledger.services import partner_seamless_post, seamless_accounts_lock, stakes_settle
 
 logger = logging.getLogger(__name__)
 SWEEP_AFTER_S = 3
@@ -112,7 +112,7 @@ def _seamless_settle(round_id: uuid.UUID) -> bool:
     acknowledges the credit (casino/services/wallets.py). True if this call did it."""
     with transaction.atomic():
         round_ = (
-            Round.objects.select_for_update(skip_locked=True)
+            Round.objects.select_for_update(skip_locked=True, of=("self",))
             .select_related("player__partner")
             .filter(pk=round_id, status=RoundStatus.RESOLVED, seamless=True)
             .first()
@@ -121,6 +121,7 @@ def _seamless_settle(round_id: uuid.UUID) -> bool:
             return False
         actor = Actor.system("settlement")
         player, staked = round_.player, round_.main_bet + round_.tie_bet + round_.raise_bet
+        seamless_accounts_lock(partner=player.partner, player=player, house_spread_by=f"round:{round_id}:settle")
         stakes_settle(
             player=player, currency=round_.currency, staked=staked, payout=round_.payout,
             idempotency_key=f"round:{round_id}:settle", actor=actor,

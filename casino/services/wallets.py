@@ -34,13 +34,14 @@ from core.after_commit import after_commit
 from core.audit import audit_record
 from core.errors import WalletUnavailable
 from core.outbound import CONNECT_TIMEOUT_S, OutboundAnswer, outbound_post
+from core.transactions import connection_release_for_wait
 
 logger = logging.getLogger(__name__)
 MAX_BACKOFF_S = 30  # API.md: never more than 30 s between two attempts
 CALL_LEASE_S = 30  # a credit or rollback being attempted is not picked up again for this long
 # A debit's request holds it this long: far past the wallet's timeout. A debit still pending after
 # that lost its request (a killed process): the sweeper gives it up and rolls it back.
-DEBIT_LEASE_S = 60
+DEBIT_LEASE_S = 30
 # `partner_reconcile` fails while a call is still pending this long after it was made (by then it
 # has been attempted some 25 times, 30 s apart at most): past its retries, for a person to look at.
 OVERDUE_AFTER = timedelta(minutes=15)
@@ -68,7 +69,9 @@ def _json(body: dict) -> bytes:
 
 
 def wallet_post(*, partner, name: str, nonce: str, body: dict) -> OutboundAnswer:
-    """One signed call of the partner's wallet; an answer within WALLET_TIMEOUT_S or none."""
+    """One signed call of the partner's wallet; an answer within WALLET_TIMEOUT_S or none. Never
+    made inside a transaction: nothing of ours waits on the partner holding a lock."""
+    connection_release_for_wait()
     timeout = settings.WALLET_TIMEOUT_S
     return outbound_post(url=_url(partner, name), secret=partner.secret, nonce=nonce, body=_json(body),
                          connect_timeout=min(CONNECT_TIMEOUT_S, timeout), read_timeout=timeout)  # fmt: skip
@@ -159,7 +162,7 @@ def wallet_debit_lease(call: WalletCall) -> None:
 
 def wallet_debit_send(*, call: WalletCall) -> OutboundAnswer:
     """The debit itself: called with no transaction open, so no row lock and no transaction wait on
-    the partner's wallet."""
+    the partner's wallet (nor, with a connection pool, a database connection)."""
     return wallet_post(partner=call.partner, name="debit", nonce=call.transaction_id, body=call.request_body)
 
 
@@ -231,7 +234,7 @@ def wallet_call_send(*, call_id) -> bool:
     """One attempt of a credit or a rollback. True once the partner has acknowledged it (now or before)."""
     with transaction.atomic():
         call = (
-            WalletCall.objects.select_for_update(skip_locked=True)
+            WalletCall.objects.select_for_update(skip_locked=True, of=("self",))
             .select_related("partner", "player")
             .filter(pk=call_id)
             .exclude(kind=WalletCallKind.DEBIT)
@@ -248,7 +251,7 @@ def wallet_call_send(*, call_id) -> bool:
     answer = wallet_post(partner=call.partner, name=call.kind, nonce=call.transaction_id, body=call.request_body)
 
     with transaction.atomic():
-        call = WalletCall.objects.select_for_update().select_related("player__partner").get(pk=call.pk)
+        call = WalletCall.objects.select_for_update(of=("self",)).select_related("player__partner").get(pk=call.pk)
         if call.status != Status.PENDING:
             return call.status == Status.ACKNOWLEDGED
         if answer.ok:
@@ -264,7 +267,8 @@ def wallet_call_send(*, call_id) -> bool:
 
 def _round_settled(credit: WalletCall) -> None:
     """The partner acknowledged the round's credit: the round is settled, its webhook follows."""
-    round_ = Round.objects.select_for_update().select_related("player__partner", "seed_pair").get(pk=credit.round_id)
+    rounds = Round.objects.select_for_update(of=("self",)).select_related("player__partner", "seed_pair")
+    round_ = rounds.get(pk=credit.round_id)
     if round_.status != RoundStatus.RESOLVED:
         return
     round_.status = RoundStatus.SETTLED
@@ -288,7 +292,7 @@ def wallet_calls_send_due(*, limit: int = 200) -> int:
     for call_id in stale:
         with transaction.atomic():
             call = (
-                WalletCall.objects.select_for_update(skip_locked=True)
+                WalletCall.objects.select_for_update(skip_locked=True, of=("self",))
                 .select_related("player")
                 .filter(pk=call_id, status=Status.PENDING, next_attempt_at__lte=timezone.now())
                 .first()

@@ -1,4 +1,4 @@
-"""The seamless partners' accounts (they may go below zero) and the entries that move money with their wallets."""
+"""Seamless partners' accounts (sharded by player like the house, and allowed below zero: not wallets) and the entries that move money with their wallets."""
 
 from django.db import migrations, models
 
@@ -13,6 +13,10 @@ class Migration(migrations.Migration):
     operations = [
         migrations.RemoveConstraint(
             model_name='account',
+            name='account_one_per_partner_kind',
+        ),
+        migrations.RemoveConstraint(
+            model_name='account',
             name='account_owner_matches_kind',
         ),
         migrations.AlterField(
@@ -24,6 +28,10 @@ class Migration(migrations.Migration):
             model_name='journalentry',
             name='kind',
             field=models.CharField(choices=[('deposit', 'Deposit (play money or cash in)'), ('withdrawal', 'Withdrawal'), ('stake', 'Stake into play'), ('settlement', 'Round settlement'), ('transfer_in', 'Partner transfer in'), ('transfer_out', 'Partner transfer out'), ('adjustment', 'Operator adjustment'), ('reversal', 'Reversal'), ('seamless_debit', "Debited from a seamless partner's wallet"), ('seamless_credit', "Credited to a seamless partner's wallet")], max_length=16),
+        ),
+        migrations.AddConstraint(
+            model_name='account',
+            constraint=models.UniqueConstraint(condition=models.Q(('partner__isnull', False)), fields=('kind', 'currency', 'partner', 'shard'), name='account_one_per_partner_kind'),
         ),
         migrations.AddConstraint(
             model_name='account',
