@@ -75,7 +75,7 @@ class Player(models.Model):
     @property
     def is_seamless(self) -> bool:
         """A seamless partner's player: its money is in the partner's wallet, never in ours."""
-        return self.partner is not None and self.partner.is_seamless
+        return self.partner_id is not None and self.partner.is_seamless
 
 
 class PartnerNonce(models.Model):

@@ -245,7 +245,7 @@ class PlayMoneyOff(InvalidInput):
 def player_play_money_top_up(*, player: Player, amount: int, idempotency_key: str) -> int:
     """Play money into the wallet (demo mode only): one of the offered amounts, never above the
     ceiling, and refused like a real deposit by a time-out, a self-exclusion or a deposit limit."""
-    if not settings.PLAY_MONEY:
+    if not settings.PLAY_MONEY or player.is_seamless:  # a seamless player's money is its partner's
         raise PlayMoneyOff()
     if amount not in PLAY_MONEY_TOP_UPS or type(amount) is not int:
         raise InvalidInput(gettext("a top-up is one of the offered amounts"))

@@ -130,7 +130,8 @@ def idempotent_around_call(request, *, scope: str, call: Callable[[str, str], T]
     """`idempotent` for work that needs an answer from outside first (a seamless partner's wallet):
     `call(key, request_hash)` runs with no transaction open, after the stored first response was
     looked for; then `work(what it returned)` runs as `idempotent` runs it. A refusal by `call` is
-    stored as the first response (`idempotency_in_flight` is not: the first request still runs);
+    stored as the first response (`idempotency_in_flight` and `idempotency_conflict` are not: they
+    are about a first request with this key that has not stored its own yet);
     `on_refusal` runs where a refusal of `work` is stored. `call` itself keeps its own record of
     the request (the key and hash it is given), which is what makes a retry after a crash, with
     nothing stored yet, repeat the same outside call rather than make another."""
@@ -142,8 +143,8 @@ def idempotent_around_call(request, *, scope: str, call: Callable[[str, str], T]
         return replay
     try:
         outcome = call(key, request_hash)
-    except IdempotencyInFlight:
-        raise
+    except (IdempotencyInFlight, IdempotencyConflict):
+        raise  # about a first request with this key that has not stored its response: nothing to store
     except ServiceError as exc:
         return _store_refusal(scope=scope, key=key, request_hash=request_hash, error=exc)
     return idempotent(request, scope=scope, work=lambda: work(outcome),

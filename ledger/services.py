@@ -287,6 +287,8 @@ def adjustment_propose(*, player, amount: int, reason: str, proposed_by) -> Adju
         raise InvalidAmount(gettext("an adjustment is a non-zero integer of minor units"))
     if not reason.strip():
         raise InvalidInput(gettext("an adjustment needs a reason"))
+    if getattr(player, "is_seamless", False):  # its money is at its partner: nothing of it is ours to adjust
+        raise InvalidInput(gettext("a seamless partner's player has no money here to adjust"))
     return Adjustment.objects.create(
         player=player, amount=amount, currency=player.currency, reason=reason.strip(), proposed_by=proposed_by
     )
