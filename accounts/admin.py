@@ -29,11 +29,28 @@ class UserAdmin(BaseUserAdmin):
 
 @admin.register(Partner)
 class PartnerAdmin(admin.ModelAdmin):
-    list_display = ("name", "key_id", "webhook_url", "is_active", "created_at")
+    list_display = ("name", "key_id", "mode", "wallet_url", "webhook_url", "is_active", "created_at")
     search_fields = ("name", "key_id")
     # The secret is shown once, by `partner_create`; the admin never displays it.
     exclude = ("secret",)
-    readonly_fields = ("key_id", "created_at")
+    # The wallet mode is chosen when the partner is made: switching it would strand the money of
+    # its players on one side or the other.
+    readonly_fields = ("key_id", "mode", "wallet_url", "wallet_calls", "created_at")
+
+    @admin.display(description="wallet")
+    def mode(self, obj):
+        if obj.is_seamless:
+            return "seamless (the partner keeps the money; the service calls its wallet)"
+        return "transfer (the partner moves money into our wallet)"
+
+    @admin.display(description="wallet calls")
+    def wallet_calls(self, obj):
+        if not obj.is_seamless:
+            return "-"
+        calls = reverse("admin:casino_walletcall_changelist") + f"?partner__id__exact={obj.pk}"
+        day = reverse("wallet-reconciliation") + f"?partner={obj.pk}"
+        return format_html('<a href="{}">every call to its wallet</a> · <a href="{}">reconciliation of a day</a>',
+                           calls, day)  # fmt: skip
 
     def has_add_permission(self, request):
         return False  # partners are created with `manage.py partner_create`, which prints the secret once

@@ -34,11 +34,18 @@ class Partner(models.Model):
     secret = models.CharField(max_length=128)
     # Checked again at every call (core/outbound.py): a name can resolve elsewhere later.
     webhook_url = models.URLField(blank=True, validators=[outbound_url_validate])
+    # Set: a seamless-wallet partner (API.md "Seamless wallet"), which keeps its players' money and
+    # is called at {wallet_url}/balance, /debit, /credit and /rollback; blank: a transfer wallet.
+    wallet_url = models.URLField(blank=True, validators=[outbound_url_validate])
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def is_seamless(self) -> bool:
+        return bool(self.wallet_url)
 
 
 class Player(models.Model):
@@ -64,6 +71,11 @@ class Player(models.Model):
 
     def __str__(self) -> str:
         return self.user.username
+
+    @property
+    def is_seamless(self) -> bool:
+        """A seamless partner's player: its money is in the partner's wallet, never in ours."""
+        return self.partner_id is not None and self.partner.is_seamless
 
 
 class PartnerNonce(models.Model):

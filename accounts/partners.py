@@ -19,7 +19,7 @@ from accounts.services import player_create
 from core.actors import Actor, ActorType
 from core.audit import audit_record
 from core.cache import cache_add_shared
-from core.errors import InvalidInput, NotFound, SignatureInvalid, WalletCurrencyMismatch
+from core.errors import InvalidInput, NotATransferWallet, NotFound, SignatureInvalid, WalletCurrencyMismatch
 from core.outbound import request_signature  # the one recipe, for requests both ways
 from ledger.money import CURRENCIES
 from ledger.services import partner_transfer_post
@@ -153,7 +153,10 @@ def partner_transfer(
     *, partner: Partner, player: Player, direction: TransferDirection, amount: int, reference: str
 ) -> Transfer:
     """Move money between the partner's settlement account and the player's wallet (`amount`
-    positive minor units; `reference` the partner's, printable)."""
+    positive minor units; `reference` the partner's, printable). A seamless partner keeps its
+    players' money itself: nothing is ever transferred for it."""
+    if partner.is_seamless:
+        raise NotATransferWallet(gettext("this partner's players play from the partner's own wallet"))
     with transaction.atomic():
         if direction is TransferDirection.IN:
             protection_check_deposit(player=player, amount=amount)

@@ -37,6 +37,7 @@ ROLE_PERMISSIONS: dict[str, set[str]] = {
     OPERATOR: {
         "casino.view_table", "casino.change_table", "casino.add_table",
         "casino.view_round", "casino.view_seedpair", "casino.view_webhookdelivery", "casino.view_revenue",
+        "casino.view_walletcall",
         "accounts.view_player", "accounts.view_partner", "accounts.view_playeridentitychange",
         "accounts.add_playeridentitychange", "accounts.change_playeridentitychange",
         "ledger.view_account", "ledger.view_journalentry", "ledger.view_posting", "ledger.view_entryseal",
@@ -94,17 +95,22 @@ def player_create(*, username: str, password: str | None, email: str = "", curre
     return player
 
 
-def partner_create(*, name: str, webhook_url: str = "") -> tuple[Partner, str]:
-    """A partner casino with a new key and secret; the secret is returned to be shown once. The
-    webhook URL must be one the service may call (core/outbound.py), else `invalid_input`."""
+def partner_create(*, name: str, webhook_url: str = "", wallet_url: str = "") -> tuple[Partner, str]:
+    """A partner casino with a new key and secret; the secret is returned to be shown once. With a
+    `wallet_url`, a seamless-wallet partner (API.md "Seamless wallet"). Both URLs must be ones the
+    service may call (core/outbound.py), else `invalid_input`."""
     try:
         outbound_url_validate(webhook_url)
+        outbound_url_validate(wallet_url)
     except ValidationError as exc:
         raise InvalidInput(" ".join(exc.messages)) from None
     secret = secrets.token_urlsafe(32)
     partner = Partner.objects.create(
-        name=name, key_id=f"pk_{secrets.token_hex(8)}", secret=secret, webhook_url=webhook_url
-    )
+        name=name, key_id=f"pk_{secrets.token_hex(8)}", secret=secret, webhook_url=webhook_url,
+        wallet_url=wallet_url.rstrip("/"),
+    )  # fmt: skip
+    audit_record(actor_type="system", actor_id="partner_create", action="partner.created", obj_type="partner",
+                 obj_id=partner.pk, webhook_url=webhook_url, wallet_url=partner.wallet_url)  # fmt: skip
     return partner, secret
 
 
@@ -239,7 +245,7 @@ class PlayMoneyOff(InvalidInput):
 def player_play_money_top_up(*, player: Player, amount: int, idempotency_key: str) -> int:
     """Play money into the wallet (demo mode only): one of the offered amounts, never above the
     ceiling, and refused like a real deposit by a time-out, a self-exclusion or a deposit limit."""
-    if not settings.PLAY_MONEY:
+    if not settings.PLAY_MONEY or player.is_seamless:  # a seamless player's money is its partner's
         raise PlayMoneyOff()
     if amount not in PLAY_MONEY_TOP_UPS or type(amount) is not int:
         raise InvalidInput(gettext("a top-up is one of the offered amounts"))

@@ -3,10 +3,22 @@ import json
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from accounts.models import Player, Transfer
-from casino.models import Match, Round, RoundDecision, RoundStatus, SeedPair, Table, WebhookAttempt, WebhookDelivery
+from casino.models import (
+    Match,
+    Round,
+    RoundDecision,
+    RoundStatus,
+    SeedPair,
+    Table,
+    WalletCall,
+    WalletCallAttempt,
+    WebhookAttempt,
+    WebhookDelivery,
+)
 from casino.selectors import round_verification, table_house_edge
 from casino.services.tables import table_set_open
 from core.admin import AuditEventAdmin as CoreAuditEventAdmin
@@ -130,10 +142,10 @@ class RoundAdmin(ReadOnlyAdmin):
         ("Cards", {"fields": ("cards",)}),
         ("Decision", {"fields": ("decision_words",)}),
         ("Fairness", {"fields": ("fairness",)}),
-        ("Money", {"fields": ("ledger_entries", "settle_attempts", "partner_webhook")}),
+        ("Money", {"fields": ("ledger_entries", "settle_attempts", "wallet_calls", "partner_webhook")}),
     )
     readonly_fields = ("status_words", "timeline", "bets_and_result", "rules_words", "cards", "decision_words",
-                       "fairness", "ledger_entries", "partner_webhook")  # fmt: skip
+                       "fairness", "ledger_entries", "wallet_calls", "partner_webhook")  # fmt: skip
 
     @admin.display(description="round", ordering="id")
     def round_id(self, obj):
@@ -245,6 +257,18 @@ class RoundAdmin(ReadOnlyAdmin):
                              money_text(posting.balance_after, posting.currency)))  # fmt: skip
         return html_table(("entry", "kind", "account", "side", "amount", "balance after"), rows)
 
+    @admin.display(description="seamless wallet calls")
+    def wallet_calls(self, obj):
+        if not obj.seamless:
+            return "none (the player's money is in our wallet)"
+        rows = [
+            (format_html('<a href="{}">{}</a>', reverse("admin:casino_walletcall_change", args=[c.pk]),
+                         c.transaction_id), c.kind, money_text(c.amount, c.currency), c.get_status_display(),
+             c.attempts, f"{c.latency_ms} ms" if c.latency_ms is not None else "-")
+            for c in WalletCall.objects.filter(round_id=obj.pk).order_by("created_at")
+        ]  # fmt: skip
+        return html_table(("transaction id", "call", "amount", "status", "attempts", "latency"), rows)
+
     @admin.display(description="partner webhook")
     def partner_webhook(self, obj):
         delivery = WebhookDelivery.objects.filter(round=obj).first()
@@ -352,6 +376,69 @@ class WebhookDeliveryAdmin(ReadOnlyAdmin):
     @admin.display(description="payload (the JSON body POSTed to the partner, as signed)")
     def payload_sent(self, obj):
         return format_html("<pre>{}</pre>", json.dumps(obj.payload, indent=2, sort_keys=True))
+
+
+class WalletCallAttemptInline(admin.TabularInline):
+    model = WalletCallAttempt
+    fields = ("attempted_at", "status_code", "duration_ms", "answer", "error")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(WalletCall)
+class WalletCallAdmin(ReadOnlyAdmin):
+    """Every call to a seamless partner's wallet that moves money: what was sent, what it answered,
+    each attempt and how long it took (API.md "Seamless wallet")."""
+
+    list_display = ("transaction_id", "kind", "purpose", "partner", "player", "call_amount", "status", "attempts",
+                    "last_answer", "latency", "created_at", "answered_at")  # fmt: skip
+    list_filter = ("status", "kind", "partner")
+    search_fields = ("=transaction_id", "=round_id", "player__external_id")
+    list_select_related = ("partner", "player__user")
+    date_hierarchy = "created_at"
+    fields = ("transaction_id", "kind", "purpose", "partner", "player", "round_link", "call_amount", "status",
+              "reference", "attempts", "last_status_code", "last_error", "latency", "partner_balance_text",
+              "request_sent", "answer_received", "next_attempt_at", "created_at", "answered_at")  # fmt: skip
+    readonly_fields = ("round_link", "call_amount", "latency", "partner_balance_text", "request_sent",
+                       "answer_received")  # fmt: skip
+    inlines = [WalletCallAttemptInline]
+
+    @admin.display(description="amount", ordering="amount")
+    def call_amount(self, obj):
+        return money_text(obj.amount, obj.currency)
+
+    @admin.display(description="partner's balance after")
+    def partner_balance_text(self, obj):
+        return "-" if obj.partner_balance is None else money_text(obj.partner_balance, obj.currency)
+
+    @admin.display(description="latency", ordering="latency_ms")
+    def latency(self, obj):
+        return "-" if obj.latency_ms is None else f"{obj.latency_ms} ms"
+
+    @admin.display(description="last answer")
+    def last_answer(self, obj):
+        if obj.last_status_code:
+            return f"HTTP {obj.last_status_code}"
+        return obj.last_error or "-"
+
+    @admin.display(description="round")
+    def round_link(self, obj):
+        if not Round.objects.filter(pk=obj.round_id).exists():
+            return f"{obj.round_id} (not placed)"
+        return format_html('<a href="{}">{}</a>', reverse("admin:casino_round_change", args=[obj.round_id]),
+                           obj.round_id)  # fmt: skip
+
+    @admin.display(description="request (the JSON body POSTed to the wallet, as signed)")
+    def request_sent(self, obj):
+        return format_html("<pre>{}</pre>", json.dumps(obj.request_body, indent=2, sort_keys=True))
+
+    @admin.display(description="answer (of the last attempt)")
+    def answer_received(self, obj):
+        return format_html("<pre>{}</pre>", obj.last_answer or "-")
 
 
 # The audit log records amounts as the facts it was given (minor units, without their currency);

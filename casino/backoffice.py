@@ -26,6 +26,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 
+from accounts.models import Partner
 from casino.reports import (
     DASHBOARD_DAYS,
     GROUPS,
@@ -37,6 +38,7 @@ from casino.reports import (
     ggr_report,
     rtp_report,
 )
+from casino.selectors import WALLET_CALL_OVERDUE_AFTER, wallet_calls_acknowledged_by_currency, wallet_calls_pending
 from core import clock
 from core.charts import bar_chart_svg, interval_chart_svg
 from ledger.admin_money import money_text
@@ -49,6 +51,7 @@ ROUNDS = "casino.view_round"
 WEBHOOKS = "casino.view_webhookdelivery"
 VERIFICATION = "ledger.view_verificationrun"
 EXCLUSIONS = "protection.view_exclusion"
+WALLET_CALLS = "casino.view_walletcall"
 MONEY_COLUMNS = {"staked", "paid_out", "ggr"}
 
 
@@ -185,7 +188,7 @@ def dashboard(request):
     user = request.user
     can = {name: user.has_perm(permission) for name, permission in
            (("rounds", ROUNDS), ("revenue", REVENUE), ("webhooks", WEBHOOKS), ("verification", VERIFICATION),
-            ("exclusions", EXCLUSIONS))}  # fmt: skip
+            ("exclusions", EXCLUSIONS), ("wallet_calls", WALLET_CALLS))}  # fmt: skip
     context = {"can": can, "now": now, "days": DASHBOARD_DAYS}
     if can["rounds"]:
         context["play"] = _play_section(dashboard_play(now=now), revenue=can["revenue"])
@@ -274,4 +277,37 @@ def rtp(request):
     return render(request, "admin/reports/table.html", _context(
         request, "Observed return to player per table and bet", rows=cells, columns=columns, charts=[],
         errors=errors, csv_query=request.GET.urlencode(), report="rtp",
+    ))  # fmt: skip
+
+
+# --- Seamless wallets ---------------------------------------------------------------------------
+
+
+@back_office_view(WALLET_CALLS)
+def wallet_reconciliation(request):
+    """A seamless partner's UTC day of wallet calls, the figures `partner_reconcile` prints (per
+    currency here): what its wallet acknowledged, per kind, and every call still pending."""
+    partners = list(Partner.objects.exclude(wallet_url="").order_by("name"))
+    chosen = request.GET.get("partner", "")
+    partner = next((p for p in partners if str(p.pk) == chosen), partners[0] if partners else None)
+    errors = []
+    try:
+        day = date.fromisoformat(request.GET["date"]) if request.GET.get("date") else clock.now().date()
+    except ValueError:
+        errors.append("date must be a date like 2026-11-29")
+        day = clock.now().date()
+    figures, pending = [], []
+    if partner is not None:
+        for currency, kinds in sorted(wallet_calls_acknowledged_by_currency(partner=partner, day=day).items()):
+            for kind, totals in kinds.items():
+                figures.append((currency, kind, count(totals["count"]), money_text(totals["total"], currency)))
+        pending = [
+            (c["transaction_id"], c["kind"], money_text(c["amount"], c["currency"]), c["player"], c["attempts"],
+             c["created_at"], c["last_error"] or "-", "past its retries" if c["overdue"] else "being retried")
+            for c in wallet_calls_pending(partner=partner, day=day)
+        ]  # fmt: skip
+    return render(request, "admin/reconciliation.html", _context(
+        request, "Seamless wallet reconciliation", partners=partners, partner=partner, day=day.isoformat(),
+        figures=figures, pending=pending, errors=errors,
+        overdue_minutes=int(WALLET_CALL_OVERDUE_AFTER.total_seconds() // 60),
     ))  # fmt: skip

@@ -184,6 +184,9 @@ class Round(models.Model):
     placed_by_type = models.CharField(max_length=10)  # player or partner
     placed_by_id = models.CharField(max_length=64)
     settle_attempts = models.PositiveIntegerField(default=0)
+    # A seamless partner's player's round: its stakes came from the partner's wallet (debits), its
+    # payout goes back there (a credit), and it is settled once the partner acknowledged the credit.
+    seamless = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
     settled_at = models.DateTimeField(null=True, blank=True)
@@ -236,6 +239,99 @@ class WebhookAttempt(models.Model):
     attempted_at = models.DateTimeField(auto_now_add=True)
     status_code = models.PositiveSmallIntegerField(null=True, blank=True)
     error = models.CharField(max_length=300, blank=True)
+    duration_ms = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["attempted_at"]
+
+    def __str__(self) -> str:
+        return f"{self.attempted_at:%H:%M:%S} {self.status_code or self.error}"
+
+
+class WalletCallKind(models.TextChoices):
+    DEBIT = "debit", "debit"
+    CREDIT = "credit", "credit"
+    ROLLBACK = "rollback", "rollback"
+
+
+class WalletCallPurpose(models.TextChoices):
+    """The `kind` field of a debit's or credit's body (API.md): what the money is for."""
+
+    STAKE = "stake", "stake"
+    RAISE = "raise", "raise"
+    PAYOUT = "payout", "payout"
+    ROLLBACK = "rollback", "rollback"
+
+
+class WalletCallStatus(models.TextChoices):
+    PENDING = "pending", "Pending (not answered yet)"
+    ACKNOWLEDGED = "acknowledged", "Acknowledged by the wallet"
+    REFUSED = "refused", "Refused for funds"
+    FAILED = "failed", "Failed (rolled back)"
+
+
+class WalletCall(models.Model):
+    """A call to a seamless partner's wallet that moves money (API.md "Seamless wallet"): a debit
+    made while a request waits for it, a credit or a rollback sent until the partner acknowledges
+    it. `transaction_id` is the call's X-Nonce and never changes, so the partner answers a
+    repeated call with its first result."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    transaction_id = models.CharField(max_length=64, unique=True)
+    kind = models.CharField(max_length=8, choices=WalletCallKind.choices)
+    purpose = models.CharField(max_length=8, choices=WalletCallPurpose.choices)
+    # A rollback's debit (the body's `reference`).
+    reference = models.OneToOneField(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="rollback"
+    )
+    partner = models.ForeignKey("accounts.Partner", on_delete=models.PROTECT, related_name="wallet_calls")
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="wallet_calls")
+    # Not a foreign key: a stake's debit is made before its round exists (the round takes this id).
+    round_id = models.UUIDField(db_index=True)
+    amount = models.BigIntegerField()
+    currency = models.CharField(max_length=3)
+    status = models.CharField(max_length=12, choices=WalletCallStatus.choices, default=WalletCallStatus.PENDING)
+    request_body = models.JSONField()
+    attempts = models.PositiveIntegerField(default=0)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.CharField(max_length=300, blank=True)
+    last_answer = models.TextField(blank=True)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True, help_text="Of the last attempt.")
+    # The player's balance at the partner, as its last 200 said.
+    partner_balance = models.BigIntegerField(null=True, blank=True)
+    # A stake's debit remembers the request that made it: a retry of that request (its
+    # Idempotency-Key) uses the same round id and so the same transaction id.
+    request_scope = models.CharField(max_length=80, blank=True)
+    request_key = models.CharField(max_length=255, blank=True)
+    request_hash = models.CharField(max_length=64, blank=True)
+    # A debit: until when the request making it holds it. A credit or rollback: its next attempt.
+    next_attempt_at = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["request_scope", "request_key"], condition=~Q(request_key=""), name="walletcall_one_per_request"
+            ),
+            models.CheckConstraint(condition=Q(amount__gte=0), name="walletcall_amount_not_negative"),
+        ]
+        indexes = [
+            models.Index(fields=["next_attempt_at"], condition=Q(status="pending"), name="walletcall_pending"),
+            models.Index(fields=["partner", "created_at"], name="walletcall_partner_day"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.transaction_id} ({self.status})"
+
+
+class WalletCallAttempt(models.Model):
+    call = models.ForeignKey(WalletCall, on_delete=models.CASCADE, related_name="attempt_log")
+    attempted_at = models.DateTimeField(auto_now_add=True)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    error = models.CharField(max_length=300, blank=True)
+    answer = models.TextField(blank=True)
     duration_ms = models.PositiveIntegerField(default=0)
 
     class Meta:

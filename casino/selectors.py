@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, date, datetime, time, timedelta
 
 from django.db import connection
+from django.db.models import Count, Sum
+from django.utils import timezone
 
 from casino.engine import ALL_CARDS, HmacStream, card, server_seed_hash, shoe, shuffle, verify_round
 from casino.engine.war import PRESETS, StealView
-from casino.models import Match, MatchStatus, Round, RoundStatus, SeedPair, Table
+from casino.models import Match, MatchStatus, Round, RoundStatus, SeedPair, Table, WalletCall, WalletCallStatus
 from casino.odds import casino_war_odds, decision_values
 from core.rows import instances_from_row, select_list
 from core.times import rfc3339
@@ -256,3 +259,75 @@ def war_presets() -> list[dict]:
         }
         for p in PRESETS.values()
     ]
+
+
+# --- Seamless wallets' calls --------------------------------------------------------------------------
+
+# A call still pending this long after it was made is past its retries (`partner_reconcile` fails):
+# by then a credit or rollback has been attempted some 25 times, at most 30 s apart, and a debit's
+# request is long gone; what is left needs a person (the partner's wallet down, or refusing it).
+WALLET_CALL_OVERDUE_AFTER = timedelta(minutes=15)
+
+
+def _day_calls(*, partner, day: date):
+    start = datetime.combine(day, time.min, tzinfo=UTC)
+    return WalletCall.objects.filter(partner=partner, created_at__gte=start, created_at__lt=start + timedelta(days=1))
+
+
+def wallet_calls_acknowledged_by_currency(*, partner, day: date) -> dict[str, dict[str, dict[str, int]]]:
+    """A UTC day's calls (made that day) that the partner's wallet acknowledged, counted and
+    totalled per currency and kind: {"EUR": {"debits": {"count", "total"}, "credits": ..., "rollbacks": ...}}.
+    A rollback's total is its debit's amount."""
+    rows = (
+        _day_calls(partner=partner, day=day)
+        .filter(status=WalletCallStatus.ACKNOWLEDGED)
+        .values("currency", "kind")
+        .annotate(count=Count("id"), total=Sum("amount"))
+        .order_by()
+    )
+    figures: dict[str, dict[str, dict[str, int]]] = {}
+    for row in rows:
+        kinds = figures.setdefault(row["currency"], {k: {"count": 0, "total": 0} for k in RECONCILED_KINDS.values()})
+        kinds[RECONCILED_KINDS[row["kind"]]] = {"count": row["count"], "total": row["total"] or 0}
+    return figures
+
+
+RECONCILED_KINDS = {"debit": "debits", "credit": "credits", "rollback": "rollbacks"}
+
+
+def wallet_calls_pending(*, partner, day: date) -> list[dict]:
+    """The day's calls still pending, oldest first, each marked `overdue` when past its retries."""
+    now = timezone.now()
+    return [
+        {
+            "transaction_id": call.transaction_id,
+            "kind": call.kind,
+            "amount": call.amount,
+            "currency": call.currency,
+            "player": call.player.external_id,
+            "round": str(call.round_id),
+            "attempts": call.attempts,
+            "last_error": call.last_error,
+            "created_at": rfc3339(call.created_at),
+            "overdue": call.created_at <= now - WALLET_CALL_OVERDUE_AFTER,
+        }
+        for call in _day_calls(partner=partner, day=day)
+        .filter(status=WalletCallStatus.PENDING)
+        .select_related("player")
+        .order_by("created_at")
+    ]
+
+
+def wallet_calls_reconcile(*, partner, day: date) -> dict:
+    """What `partner_reconcile` prints (API.md): the day's acknowledged calls per kind, their totals
+    in minor units (a partner's players share one currency in practice; the back office page shows
+    them per currency), and every call still pending."""
+    report = {"partner": partner.name, "date": day.isoformat()}
+    for kind in RECONCILED_KINDS.values():
+        report[kind] = {"count": 0, "total": 0}
+    for kinds in wallet_calls_acknowledged_by_currency(partner=partner, day=day).values():
+        for kind, figures in kinds.items():
+            report[kind]["count"] += figures["count"]
+            report[kind]["total"] += figures["total"]
+    report["pending"] = wallet_calls_pending(partner=partner, day=day)
+    return report

@@ -7,6 +7,7 @@ from casino.reports import round_hours_sum_up
 from casino.services.matches import matches_purge
 from casino.services.rounds import rounds_decide_timed_out
 from casino.services.settlement import SETTLE_DUE_TASK, round_settle, rounds_settle_due, rounds_settle_overdue
+from casino.services.wallets import SEND_WALLET_CALL_TASK, wallet_call_send, wallet_calls_send_due
 from casino.services.webhooks import DELIVER_WEBHOOK_TASK, webhook_deliver, webhooks_deliver_due
 
 
@@ -39,6 +40,16 @@ def deliver_webhook_task(delivery_id: str) -> bool:
 @shared_task(name="casino.deliver_due_webhooks")
 def deliver_due_webhooks_task() -> int:
     return webhooks_deliver_due()
+
+
+@shared_task(name=SEND_WALLET_CALL_TASK, acks_late=True)
+def send_wallet_call_task(call_id: str) -> bool:
+    return wallet_call_send(call_id=call_id)
+
+
+@shared_task(name="casino.send_due_wallet_calls")
+def send_due_wallet_calls_task() -> int:
+    return wallet_calls_send_due()
 
 
 @shared_task(name="casino.purge_matches")

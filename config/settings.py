@@ -119,6 +119,15 @@ DATABASES["default"]["ATOMIC_REQUESTS"] = False
 # third of the database's CPU per round went to planning statements it had planned before).
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # (bin/test's deploy check reads no database)
     DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
+    # DATABASE_POOL=true: a pool of connections per process (psycopg's) instead of one persistent
+    # connection per thread. A request waiting on a seamless partner's wallet then gives its
+    # connection back for the wait (core.transactions.connection_release_for_wait), so a slow
+    # wallet ties up threads but not database connections (docs/RELIABILITY.md).
+    if env_bool("DATABASE_POOL", default=False):
+        DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections
+        DATABASES["default"]["OPTIONS"]["pool"] = {
+            "min_size": 1, "max_size": int(os.environ.get("DATABASE_POOL_SIZE", "4")), "timeout": 10,
+        }  # fmt: skip
 # --- end Database (embed) ---
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -228,6 +237,8 @@ CELERY_BEAT_SCHEDULE = {
     "settle-overdue-rounds": {"task": "casino.settle_overdue", "schedule": 2.0},
     "decide-timed-out-rounds": {"task": "casino.decide_timed_out", "schedule": 2.0},
     "deliver-due-webhooks": {"task": "casino.deliver_due_webhooks", "schedule": 10.0},
+    # Seamless wallets' credits and rollbacks that no message sent in time, and debits left pending.
+    "send-due-wallet-calls": {"task": "casino.send_due_wallet_calls", "schedule": 2.0},
     "purge-idempotency-records": {"task": "core.purge_idempotency_records", "schedule": crontab(minute=17)},
     "purge-partner-nonces": {"task": "accounts.purge_partner_nonces", "schedule": crontab(minute=19)},
     "purge-idle-tokens": {"task": "accounts.purge_idle_tokens", "schedule": crontab(minute=21)},
@@ -268,6 +279,8 @@ PLAY_MONEY = env_bool("PLAY_MONEY", default=False)
 # Calls to partners' servers (core/outbound.py) go only to public addresses; development and tests
 # with partner servers on this machine set OUTBOUND_ALLOW_PRIVATE=true.
 OUTBOUND_ALLOW_PRIVATE = env_bool("OUTBOUND_ALLOW_PRIVATE", default=False)
+# A seamless partner's wallet has this long to answer a call (API.md: 5 s), connecting included.
+WALLET_TIMEOUT_S = float(os.environ.get("WALLET_TIMEOUT_S", "5"))
 # A demo server says so: its demo logins (published password) are meant, and `check --deploy`
 # accepts them (casino/checks.py); compose's `migrate` loads the demo data only then.
 DEMO_DATA = env_bool("DEMO_DATA", default=False)

@@ -18,6 +18,7 @@ urlpatterns = [
     path("admin/reports/", backoffice.reports_index, name="reports"),
     path("admin/reports/ggr/", backoffice.ggr, name="reports-ggr"),
     path("admin/reports/rtp/", backoffice.rtp, name="reports-rtp"),
+    path("admin/reconciliation/", backoffice.wallet_reconciliation, name="wallet-reconciliation"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # Swagger UI with its start-up script as a file of its own (`?script`), not inline: the CSP allows none.

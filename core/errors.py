@@ -13,6 +13,7 @@ class ServiceError(Exception):
     code: str = "error"
     status: int = 400
     title: str = gettext_lazy("The request could not be served.")
+    retry_after_s: int | None = None  # sent as Retry-After: when trying again makes sense
 
     def __init__(self, detail: str | None = None, **extra: object) -> None:
         self.detail = detail or self.title
@@ -95,6 +96,18 @@ class SelfExcluded(BusinessRuleRefused):
 class WalletCurrencyMismatch(BusinessRuleRefused):
     code = "currency_mismatch"
     title = gettext_lazy("The table's currency is not the wallet's currency.")
+
+
+class NotATransferWallet(BusinessRuleRefused):
+    code = "not_a_transfer_wallet"
+    title = gettext_lazy("The partner keeps this player's money in its own wallet: there is nothing to transfer.")
+
+
+class WalletUnavailable(ServiceError):
+    code = "wallet_unavailable"
+    status = 503
+    title = gettext_lazy("The partner's wallet did not answer; nothing was staked.")
+    retry_after_s = 5
 
 
 class RoundNotAwaitingDecision(StateConflict):

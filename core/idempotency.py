@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from datetime import timedelta
+from typing import TypeVar
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -38,6 +39,7 @@ from core.problems import PROBLEM_CONTENT_TYPE, problem_exception_handler
 from core.transactions import refusals_roll_back_everything
 
 KEEP_FOR = timedelta(hours=48)
+T = TypeVar("T")
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
     name="Idempotency-Key",
@@ -88,12 +90,19 @@ class _Refused(Exception):
         self.error = error
 
 
-def idempotent(request, *, scope: str, work: Callable[[], tuple[int, dict]]) -> Response:
-    """Run `work` once per (scope, Idempotency-Key); replay its response to retries."""
-    key = _key(request)
-    request_hash = hashlib.sha256(
+def _request_hash(request) -> str:
+    return hashlib.sha256(
         request.method.encode() + b" " + request.get_full_path().encode() + b"\n" + request.body
     ).hexdigest()
+
+
+def idempotent(request, *, scope: str, work: Callable[[], tuple[int, dict]],
+               on_refusal: Callable[[ServiceError], None] | None = None) -> Response:  # fmt: skip
+    """Run `work` once per (scope, Idempotency-Key); replay its response to retries. `on_refusal`
+    runs in the transaction that stores a refusal of the work (what must stand although the work
+    was undone)."""
+    key = _key(request)
+    request_hash = _request_hash(request)
     try:
         with transaction.atomic():
             replay = _claim(scope, key, request_hash)
@@ -111,10 +120,39 @@ def idempotent(request, *, scope: str, work: Callable[[], tuple[int, dict]]) -> 
                 raise IdempotencyInFlight()
         return Response(body, status=status)
     except _Refused as refused:
-        return _store_refusal(scope=scope, key=key, request_hash=request_hash, error=refused.error)
+        return _store_refusal(scope=scope, key=key, request_hash=request_hash, error=refused.error,
+                              on_refusal=on_refusal)  # fmt: skip
 
 
-def _store_refusal(*, scope: str, key: str, request_hash: str, error: ServiceError) -> Response:
+def idempotent_around_call(request, *, scope: str, call: Callable[[str, str], T],
+                           work: Callable[[T], tuple[int, dict]],
+                           on_refusal: Callable[[T, ServiceError], None]) -> Response:  # fmt: skip
+    """`idempotent` for work that needs an answer from outside first (a seamless partner's wallet):
+    `call(key, request_hash)` runs with no transaction open, after the stored first response was
+    looked for; then `work(what it returned)` runs as `idempotent` runs it. A refusal by `call` is
+    stored as the first response (`idempotency_in_flight` and `idempotency_conflict` are not: they
+    are about a first request with this key that has not stored its own yet);
+    `on_refusal` runs where a refusal of `work` is stored. `call` itself keeps its own record of
+    the request (the key and hash it is given), which is what makes a retry after a crash, with
+    nothing stored yet, repeat the same outside call rather than make another."""
+    key = _key(request)
+    request_hash = _request_hash(request)
+    with transaction.atomic():  # the key's lock is held only for this look
+        replay = _claim(scope, key, request_hash)
+    if replay is not None:
+        return replay
+    try:
+        outcome = call(key, request_hash)
+    except (IdempotencyInFlight, IdempotencyConflict):
+        raise  # about a first request with this key that has not stored its response: nothing to store
+    except ServiceError as exc:
+        return _store_refusal(scope=scope, key=key, request_hash=request_hash, error=exc)
+    return idempotent(request, scope=scope, work=lambda: work(outcome),
+                      on_refusal=lambda error: on_refusal(outcome, error))  # fmt: skip
+
+
+def _store_refusal(*, scope: str, key: str, request_hash: str, error: ServiceError,
+                   on_refusal: Callable[[ServiceError], None] | None = None) -> Response:  # fmt: skip
     """A refusal is the first response too, so retries get it: stored under the key's lock, unless a
     request with the same key got there in between (its response is the first one, then)."""
     response = problem_exception_handler(error, {})
@@ -122,6 +160,8 @@ def _store_refusal(*, scope: str, key: str, request_hash: str, error: ServiceErr
         replay = _claim(scope, key, request_hash)
         if replay is not None:
             return replay
+        if on_refusal is not None:
+            on_refusal(error)
         sql.idempotency_store(scope=scope, key=key, request_hash=request_hash, status=response.status_code,
                               body=response.data, content_type=PROBLEM_CONTENT_TYPE)  # fmt: skip
     return response

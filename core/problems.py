@@ -79,7 +79,11 @@ def _server_error_body() -> dict:
 
 def problem_exception_handler(exc, context):
     if isinstance(exc, ServiceError):
-        return problem_response(status_code=exc.status, code=exc.code, title=exc.title, detail=exc.detail, **exc.extra)
+        response = problem_response(status_code=exc.status, code=exc.code, title=exc.title, detail=exc.detail,
+                                    **exc.extra)  # fmt: skip
+        if exc.retry_after_s is not None:
+            response["Retry-After"] = str(exc.retry_after_s)
+        return response
     if isinstance(exc, DATABASE_UNAVAILABLE):
         set_rollback()
         logger.error("database unavailable: %s", exc.__class__.__name__, exc_info=exc)

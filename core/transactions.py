@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from django.db import transaction
+from django.db import connection, transaction
 
 _whole_transaction_rolls_back = ContextVar("whole_transaction_rolls_back", default=False)
 
@@ -32,3 +32,13 @@ def refusals_roll_back_everything() -> Iterator[None]:
         yield
     finally:
         _whole_transaction_rolls_back.reset(token)
+
+
+def connection_release_for_wait() -> None:
+    """Before waiting on something outside (a seamless partner's wallet), with no transaction open:
+    with a connection pool (settings DATABASE_POOL), give the connection back, so a thread that
+    waits holds none and the next query takes one again; with one persistent connection per
+    thread, keep it (opening a new one would cost more than most waits)."""
+    if connection.in_atomic_block or not connection.settings_dict.get("OPTIONS", {}).get("pool"):
+        return
+    connection.close()

@@ -1,4 +1,4 @@
-"""The ledger's HTTP surface: a player's wallet and its lines (API.md). Player endpoints: who the
+"""The ledger's HTTP surface: the lines of a player's wallet (API.md). Player endpoints: who the
 player is comes from the scope they are mounted with (`accounts.api`), as `request.player`."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from rest_framework.views import APIView
 
 from core.api import PAGE_PARAMETERS, page_of, paginated, problems
 from core.times import rfc3339
-from ledger.selectors import player_wallet_lines, player_wallet_summary
-from ledger.serializers import WalletLineSerializer, WalletSerializer
+from ledger.selectors import player_wallet_lines
+from ledger.serializers import WalletLineSerializer
 
 
 def wallet_line_representation(line) -> dict:
@@ -24,12 +24,6 @@ def wallet_line_representation(line) -> dict:
     }
 
 
-class WalletView(APIView):
-    @extend_schema(responses={200: WalletSerializer, **problems(401, 403, 404)}, summary="The player's wallet")
-    def get(self, request, **kwargs):
-        return Response(player_wallet_summary(player=request.player))
-
-
 class WalletLinesView(APIView):
     @extend_schema(
         parameters=PAGE_PARAMETERS,
@@ -41,7 +35,5 @@ class WalletLinesView(APIView):
         return Response(paginated(request, self, lines, wallet_line_representation))
 
 
-player_endpoints = [
-    ("wallet/", WalletView, "wallet"),
-    ("wallet/transactions/", WalletLinesView, "wallet-transactions"),
-]
+# `GET wallet/` itself is casino/api/wallet.py's: a seamless partner's player's balance is its partner's.
+player_endpoints = [("wallet/transactions/", WalletLinesView, "wallet-transactions")]

@@ -21,6 +21,9 @@ class AccountKind(models.TextChoices):
     PLAYER_IN_PLAY = "player_in_play", "Player money in play"
     HOUSE = "house", "House bankroll (shard)"
     PARTNER = "partner_settlement", "Partner settlement"
+    # A seamless partner's players' money, which the partner keeps in its own wallet: minus what its
+    # wallet paid into rounds (debits) less what it was paid back (credits). It goes below zero.
+    PARTNER_SEAMLESS = "partner_seamless", "Partner seamless wallet"
     OUTSIDE = "outside_world", "Outside world (operator cash movements)"
 
 
@@ -48,8 +51,10 @@ class Account(models.Model):
                 condition=Q(player__isnull=False),
                 name="account_one_per_player_kind",
             ),
+            # A seamless partner's account is sharded like the house (by player): no row that every
+            # round of the partner locks. A partner's settlement account is its shard 0.
             models.UniqueConstraint(
-                fields=["kind", "currency", "partner"],
+                fields=["kind", "currency", "partner", "shard"],
                 condition=Q(partner__isnull=False),
                 name="account_one_per_partner_kind",
             ),
@@ -64,7 +69,7 @@ class Account(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(kind__in=GUARDED_KINDS, player__isnull=False)
-                | Q(kind="partner_settlement", partner__isnull=False)
+                | Q(kind__in=["partner_settlement", "partner_seamless"], partner__isnull=False)
                 | Q(kind__in=["house", "outside_world"], player__isnull=True, partner__isnull=True),
                 name="account_owner_matches_kind",
             ),
@@ -85,6 +90,8 @@ class EntryKind(models.TextChoices):
     TRANSFER_OUT = "transfer_out", "Partner transfer out"
     ADJUSTMENT = "adjustment", "Operator adjustment"
     REVERSAL = "reversal", "Reversal"
+    SEAMLESS_DEBIT = "seamless_debit", "Debited from a seamless partner's wallet"
+    SEAMLESS_CREDIT = "seamless_credit", "Credited to a seamless partner's wallet"
 
 
 class JournalEntry(models.Model):

@@ -242,6 +242,43 @@ def partner_transfer_post(*, partner, player, amount: int, into_wallet: bool, id
     )  # fmt: skip
 
 
+def partner_seamless_account_open(*, partner, player) -> Account:
+    """The shard of the partner's seamless account that this player's money moves through."""
+    account, _ = Account.objects.get_or_create(kind=AccountKind.PARTNER_SEAMLESS, currency=player.currency,
+                                               partner=partner, shard=player.pk % HOUSE_SHARDS)  # fmt: skip
+    return account
+
+
+def seamless_accounts_lock(*, partner, player, house_spread_by: str | None = None) -> None:
+    """Inside a transaction, before the first entry of a seamless round: lock every account its
+    entries touch (the partner's seamless shard, the player's wallet and money in play, and the
+    house shard of `house_spread_by` when settling) at once, in primary-key order. Its entries
+    lock them in two steps otherwise (funding, then the stake; the settlement, then the credit),
+    and a placement and a settlement of the same player could each wait on the other."""
+    wallet, in_play = player_accounts_open(player=player)
+    ids = [partner_seamless_account_open(partner=partner, player=player).id, wallet.id, in_play.id]
+    if house_spread_by is not None:
+        ids.append(house_account(currency=player.currency, spread_by=house_spread_by).id)
+    sql.accounts_lock(account_ids=ids)
+
+
+def partner_seamless_post(*, partner, player, amount: int, into_wallet: bool, idempotency_key: str, actor: Actor,
+                          reason: str, reference_type: str, reference_id: str) -> JournalEntry:  # fmt: skip
+    """A seamless partner's wallet paid a stake into the player's wallet here (`into_wallet`: the
+    partner acknowledged a debit), or the player's wallet here pays a payout back to it (a credit).
+    The player's wallet at us only ever holds money on its way between the two, within one
+    transaction."""
+    wallet, _ = player_accounts_open(player=player)
+    seamless = partner_seamless_account_open(partner=partner, player=player)
+    sign = 1 if into_wallet else -1
+    return ledger_post(
+        idempotency_key=idempotency_key,
+        kind=EntryKind.SEAMLESS_DEBIT if into_wallet else EntryKind.SEAMLESS_CREDIT,
+        lines=[Line(seamless, -sign * amount), Line(wallet, sign * amount)],
+        actor=actor, reason=reason, reference_type=reference_type, reference_id=reference_id,
+    )  # fmt: skip
+
+
 # --- Maker-checker adjustments -------------------------------------------------------------------
 
 
@@ -250,6 +287,8 @@ def adjustment_propose(*, player, amount: int, reason: str, proposed_by) -> Adju
         raise InvalidAmount(gettext("an adjustment is a non-zero integer of minor units"))
     if not reason.strip():
         raise InvalidInput(gettext("an adjustment needs a reason"))
+    if getattr(player, "is_seamless", False):  # its money is at its partner: nothing of it is ours to adjust
+        raise InvalidInput(gettext("a seamless partner's player has no money here to adjust"))
     return Adjustment.objects.create(
         player=player, amount=amount, currency=player.currency, reason=reason.strip(), proposed_by=proposed_by
     )

@@ -35,6 +35,7 @@ POST_ENTRY = "SELECT entry_id, outcome FROM ledger_post_entry(%s, %s, %s, %s, %s
 # What ledger_post_entry answers for a key: a new entry, the same one again, or another content.
 POSTED, REPLAYED, CONFLICT = "posted", "replayed", "conflict"
 SEAL_LOCK = "SELECT pg_advisory_xact_lock(%s)"
+LOCK_ACCOUNTS = "SELECT ledger_lock_accounts(%s)"
 SEAL_HEAD = "SELECT hash FROM ledger_entryseal ORDER BY sequence DESC LIMIT 1"
 # An entry takes its id before it commits, so one may commit after a later one was sealed; the
 # sealer looks this many ids back (far more than could ever be in flight), and a full pass (the
@@ -95,6 +96,13 @@ def post_entry(
         )  # fmt: skip
         entry_id, outcome = cursor.fetchone()
     return entry_id, outcome
+
+
+def accounts_lock(*, account_ids: list[int]) -> None:
+    """Lock these accounts' rows until the end of the transaction, in primary-key order, as every
+    posting locks them (`ledger_lock_accounts`): several entries of one transaction lock them up front."""
+    with connection.cursor() as cursor:
+        cursor.execute(LOCK_ACCOUNTS, [account_ids])
 
 
 class EntryRow(NamedTuple):

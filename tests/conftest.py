@@ -2,7 +2,8 @@ import socket
 
 import pytest
 
-pytest_plugins = ["tests.browser"]  # Chromium fixtures for the browser tests (web, back office)
+# Chromium fixtures for the browser tests (web, back office); a seamless partner with its real wallet.
+pytest_plugins = ["tests.browser", "tests.casino.seamless"]
 
 
 @pytest.fixture

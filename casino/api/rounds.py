@@ -11,9 +11,16 @@ from rest_framework.views import APIView
 from casino.api.serializers import DecisionSerializer, RoundCreateSerializer, RoundSerializer
 from casino.selectors import round_get_for_player, round_list_for_player, round_representation
 from casino.services.rounds import round_decide, round_place, rounds_decide_overdue_for_player
+from casino.services.seamless import (
+    seamless_debit_unused,
+    seamless_raise_debit,
+    seamless_round_go_to_war,
+    seamless_round_place,
+    seamless_stake_debit,
+)
 from core.api import PAGE_PARAMETERS, page_of, paginated, problems, validated
 from core.errors import NotFound
-from core.idempotency import IDEMPOTENCY_HEADER, idempotent
+from core.idempotency import IDEMPOTENCY_HEADER, idempotent, idempotent_around_call
 
 
 class RoundListView(APIView):
@@ -30,12 +37,22 @@ class RoundListView(APIView):
     @extend_schema(
         request=RoundCreateSerializer,
         parameters=[IDEMPOTENCY_HEADER],
-        responses={201: RoundSerializer, **problems(400, 401, 403, 404, 409, 422, 429)},
+        responses={201: RoundSerializer, **problems(400, 401, 403, 404, 409, 422, 429, 503)},
         summary="Place a round",
     )
     def post(self, request, **kwargs):
         shape = validated(RoundCreateSerializer, request.data)
         player, actor = request.player, request.actor
+        bets = {"table_id": shape["table"], "main_bet": shape["main_bet"], "tie_bet": shape["tie_bet"]}
+        if player.is_seamless:  # the stake is debited from the partner's wallet first (casino/services/seamless.py)
+            return idempotent_around_call(
+                request, scope=actor.scope,
+                call=lambda key, request_hash: seamless_stake_debit(player=player, scope=actor.scope, key=key,
+                                                                    request_hash=request_hash, **bets),
+                work=lambda debit: (201, round_representation(
+                    seamless_round_place(debit=debit, player=player, actor=actor, **bets))),
+                on_refusal=lambda debit, error: seamless_debit_unused(debit=debit, error=error),
+            )  # fmt: skip
 
         def work():
             round_ = round_place(
@@ -61,13 +78,21 @@ class RoundDecisionView(APIView):
     @extend_schema(
         request=DecisionSerializer,
         parameters=[IDEMPOTENCY_HEADER],
-        responses={200: RoundSerializer, **problems(400, 401, 403, 404, 409, 422, 429)},
+        responses={200: RoundSerializer, **problems(400, 401, 403, 404, 409, 422, 429, 503)},
         summary="Go to war or surrender",
     )
     def post(self, request, round_id, **kwargs):
         action = validated(DecisionSerializer, request.data)["action"]
         player, actor = request.player, request.actor
         rounds_decide_overdue_for_player(player=player)  # a decision after the deadline comes too late
+        if player.is_seamless and action == "war":  # the raise is debited from the partner's wallet first
+            return idempotent_around_call(
+                request, scope=actor.scope,
+                call=lambda key, request_hash: seamless_raise_debit(player=player, round_id=round_id),
+                work=lambda debit: (200, round_representation(
+                    seamless_round_go_to_war(debit=debit, player=player, round_id=round_id, actor=actor))),
+                on_refusal=lambda debit, error: seamless_debit_unused(debit=debit, error=error),
+            )  # fmt: skip
 
         def work():
             round_ = round_decide(player=player, round_id=round_id, action=action, actor=actor)

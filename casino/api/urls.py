@@ -3,7 +3,7 @@
 
 from django.urls import path
 
-from casino.api import fairness, matches, rounds, tables
+from casino.api import fairness, matches, rounds, tables, wallet
 
 urlpatterns = [
     path("tables/", tables.TableListView.as_view(), name="tables"),
@@ -13,4 +13,4 @@ urlpatterns = [
     path("matches/<str:match_id>/decision/", matches.MatchDecisionView.as_view(), name="match-decision"),
 ]
 
-player_endpoints = [*rounds.player_endpoints, *fairness.player_endpoints]
+player_endpoints = [*rounds.player_endpoints, *fairness.player_endpoints, *wallet.player_endpoints]

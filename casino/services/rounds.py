@@ -11,6 +11,7 @@ import copy
 import functools
 import logging
 import uuid
+from collections.abc import Callable
 from datetime import timedelta
 
 from django.db import DatabaseError, transaction
@@ -147,7 +148,23 @@ def _opened(*, player, table_id: int, at):
     return opened
 
 
-def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor: Actor) -> Round:
+def round_stake_check(*, player, table_id: int, main_bet: int, tie_bet: int = 0) -> Table:
+    """What placing the round would check first, without placing it: the table and its limits, the
+    player's protection (limits, exclusion). A seamless player's round is checked so before its
+    stake is debited from the partner's wallet, and again when it is placed."""
+    if not 1 <= table_id < 2**63:
+        raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
+    with transaction.atomic():  # the seed pair's lock is released at once: nothing is written
+        now = clock.now()
+        _pair, table, excluded, limits, _wallet, _in_play = _opened(player=player, table_id=table_id, at=now)
+        table = _check_table(table, table_id=table_id, player=player, main=main_bet, tie=tie_bet)
+        protection_check_stake(player=player, amount=main_bet + tie_bet,
+                               guards=(excluded, limits_by_kind_and_period(limits)))  # fmt: skip
+    return table
+
+
+def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor: Actor,
+                round_id: uuid.UUID | None = None) -> Round:  # fmt: skip
     """Place a round of `main_bet` (and `tie_bet`) minor units at the table: deal it, and stake
     the bets from the wallet. Refused by the table (closed, another currency, the bets off its
     limits), the player's protection (limits, exclusion) or the wallet (insufficient funds).
@@ -156,7 +173,7 @@ def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor
     gets its own nonce) and reads what the checks need; the checks and the deal run here; one
     writes the round, its audit event and its stake (casino/sql.py). Limits are checked under that
     lock and in the staking transaction: concurrent rounds of one player cannot together overshoot
-    a limit."""
+    a limit. `round_id`: the id chosen before (a seamless round's, which its debit carries)."""
     main, tie = main_bet, tie_bet
     if not 1 <= table_id < 2**63:
         raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
@@ -167,7 +184,7 @@ def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor
         protection_check_stake(player=player, amount=main + tie, guards=(excluded, limits_by_kind_and_period(limits)))
         rules = table.rules
         nonce = pair.next_nonce
-        round_id = uuid.uuid4()
+        round_id = round_id or uuid.uuid4()
         if rules.shuffle is ShuffleMode.FRESH:
             shoe_nonce, position = nonce, 0
         else:
@@ -184,7 +201,7 @@ def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor
             id=round_id, player=player, table=table, currency=table.currency, rules=rules.as_json(), main_bet=main,
             tie_bet=tie, player_card=state.player_card.code, dealer_card=state.dealer_card.code, seed_pair=pair,
             nonce=nonce, shoe_nonce=shoe_nonce, shoe_position=position, placed_by_type=actor.type,
-            placed_by_id=str(actor.id), created_at=now,
+            placed_by_id=str(actor.id), created_at=now, seamless=player.is_seamless,
         )  # fmt: skip
         if state.phase is Phase.RESOLVED:
             _apply_resolution(round_, state, now)
@@ -264,8 +281,11 @@ def _resolve_decision(round_: Round, action: Action, actor: Actor, *, timed_out:
     return decided
 
 
-def round_decide(*, player, round_id: str, action: Action, actor: Actor) -> Round:
-    """Go to war (staking the raise) or surrender, on a round waiting for a decision."""
+def round_decide(*, player, round_id: str, action: Action, actor: Actor,
+                 before_staking: Callable[[Round, int], None] | None = None) -> Round:  # fmt: skip
+    """Go to war (staking the raise) or surrender, on a round waiting for a decision.
+    `before_staking(round, wallet account id)` runs with the round's row held, before the raise is
+    staked (a seamless round's raise is paid into the wallet there)."""
     action = Action(action)
     with atomic_step():
         found = sql.round_for_decision(round_id=_uuid_or_404(round_id), player_id=player.pk)
@@ -274,6 +294,8 @@ def round_decide(*, player, round_id: str, action: Action, actor: Actor) -> Roun
         round_, wallet_id, in_play_id = found
         if round_.status != RoundStatus.AWAITING_DECISION:
             raise RoundNotAwaitingDecision(gettext("the round is %(status)s") % {"status": round_.status})
+        if before_staking is not None:
+            before_staking(round_, wallet_id)
         return _resolve_decision(round_, action, actor, timed_out=False, wallet_id=wallet_id, in_play_id=in_play_id)
 
 
@@ -321,7 +343,8 @@ def _rounds_take_house_rule(round_ids) -> int:
             if found is None:
                 continue  # decided meanwhile, or being decided right now
             round_, wallet_id, in_play_id = found
-            action = Action(round_.rules.get("house_rule", Action.WAR))
+            # A seamless round's raise would be a debit nobody asked for: it surrenders.
+            action = Action.SURRENDER if round_.seamless else Action(round_.rules.get("house_rule", Action.WAR))
             accounts = {"wallet_id": wallet_id, "in_play_id": in_play_id}
             try:
                 with transaction.atomic():  # a savepoint: refused for the raise, it surrenders instead

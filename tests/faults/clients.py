@@ -107,9 +107,15 @@ class Api:
             )
             if answer.status is not None and answer.status < 500 and not in_flight:
                 return answer
+            if _wallet_unavailable(answer):
+                return answer  # the request's answer (a seamless partner's wallet): a retry gets it again
             if time.monotonic() > deadline:
                 raise AssertionError(f"no definitive answer to {method} {path} in {RETRY_FOR_S} s: {answer}")
             time.sleep(0.25)
+
+
+def _wallet_unavailable(answer: Answer) -> bool:
+    return answer.status == 503 and isinstance(answer.body, dict) and answer.body.get("code") == "wallet_unavailable"
 
 
 def play(api: Api, ledger: Ledger, *, prefix: str, table_id: int, stop: threading.Event, seed: int) -> None:

@@ -80,6 +80,8 @@ class Cluster:
             "THROTTLE_PARTNER": "1000000/min",
             "VAR_DIR": str(directory),
             "PYTHONUNBUFFERED": "1",
+            # A seamless partner's wallet listens on this machine (tests/wallet_server.py).
+            "OUTBOUND_ALLOW_PRIVATE": "true",
         }
         return cls(redis=redis, env=env, directory=directory)
 

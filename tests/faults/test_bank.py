@@ -2,11 +2,13 @@
 
 Gunicorn, a Celery worker and beat run as in production, on a Redis server of the test's own (so
 it can be stopped) and the test's PostgreSQL database. Players place rounds and decide, a partner
-moves money in and out, every request retried under its Idempotency-Key until it gets an answer.
+moves money in and out, a seamless partner's player plays from its partner's wallet (a real one,
+tests/wallet_server.py), every request retried under its Idempotency-Key until it gets an answer.
 Meanwhile the worker is SIGKILLed, Redis is stopped (three times, 10 s each: killed, frozen,
 killed), a gunicorn worker is killed and the app's PostgreSQL backends are terminated. Then, once
 everything has healed: no 5xx outside the instant a process died, every acknowledged round exists
-once and is settled once, every key moved money once, the money adds up to the cent, no wallet
+once and is settled once (a seamless round's credit paid once), every key moved money once, the
+money adds up to the cent (at the partner's wallet too), no wallet
 went below zero, `ledger_verify` is clean and wallet lines chain. It prints how long each fault
 took to heal (docs/RELIABILITY.md keeps the figures).
 """
@@ -26,22 +28,24 @@ import pytest
 from django.db import connection
 from django.db.models import Sum
 
-from accounts.models import Transfer, TransferDirection
+from accounts.models import Partner, Transfer, TransferDirection
 from accounts.partners import partner_player_upsert, partner_transfer
 from accounts.services import partner_create
 from accounts.tokens import token_issue
-from casino.models import Round, RoundStatus
+from casino.models import Round, RoundStatus, WalletCall
 from ledger.models import Account, AccountKind, JournalEntry, Posting
 from ledger.services import Actor, wallet_deposit
 from ledger.verification import ledger_verify
 from tests.factories import TableFactory, make_player
 from tests.faults.clients import Api, Ledger, play, transfer
 from tests.faults.cluster import APP_NAME, Cluster
+from tests.wallet_server import PartnerWallet
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
 
 PLAYERS = 4
 PARTNER_PLAYERS = 2
+SEAMLESS_SECRET = "bank-seamless-secret"
 FUNDING = 200_000
 REDIS_DOWN_S = 10
 DEATH_WINDOW_S = 3  # answers this close after a process was killed may be 5xx (its requests died with it)
@@ -53,6 +57,12 @@ class Heal:
     fault: str
     seconds: float
     note: str = ""
+
+
+@pytest.fixture
+def seamless_wallet():
+    with PartnerWallet(secret=SEAMLESS_SECRET, initial_balance=FUNDING) as wallet:
+        yield wallet
 
 
 @pytest.fixture
@@ -86,7 +96,7 @@ def terminate_app_backends() -> int:
         ).fetchone()[0]
 
 
-def test_money_holds_while_the_parts_of_the_service_fail(cluster, capsys):
+def test_money_holds_while_the_parts_of_the_service_fail(cluster, seamless_wallet, outbound_private, capsys):
     table = TableFactory(
         name="Faults EUR", min_bet=100, max_bet=10_000, bet_step=100, max_tie_bet=0, decision_timeout_s=3
     )
@@ -103,6 +113,9 @@ def test_money_holds_while_the_parts_of_the_service_fail(cluster, capsys):
     ]
     for player in partner_players:
         partner_transfer(partner=partner, player=player, direction=TransferDirection.IN, amount=FUNDING, reference="opening")
+    seamless, _ = partner_create(name="Bank Seamless Casino", wallet_url=seamless_wallet.url)
+    Partner.objects.filter(pk=seamless.pk).update(secret=SEAMLESS_SECRET)
+    seamless_player = partner_player_upsert(partner=seamless, external_id="bank-s0", currency="EUR")[0]
     tokens = [token_issue(user=p.user) for p in players]
     connection.close()  # the test's own connection is idle from here on
 
@@ -122,6 +135,11 @@ def test_money_holds_while_the_parts_of_the_service_fail(cluster, capsys):
                          kwargs={"prefix": f"/api/v1/partner/players/bank-p{i}", "table_id": table.pk, "stop": stop,
                                  "seed": 100 + i})
         for i in range(PARTNER_PLAYERS)
+    ] + [
+        threading.Thread(target=play, args=(Api(cluster.base_url, ledger, partner=(seamless.key_id, SEAMLESS_SECRET)),
+                                            ledger),
+                         kwargs={"prefix": "/api/v1/partner/players/bank-s0", "table_id": table.pk, "stop": stop,
+                                 "seed": 300})
     ] + [
         threading.Thread(target=transfer, args=(partner_api, ledger),
                          kwargs={"external_id": f"bank-p{i}", "stop": stop, "seed": 200 + i})
@@ -222,8 +240,21 @@ def test_money_holds_while_the_parts_of_the_service_fail(cluster, capsys):
     assert {str(t.id) for t in transfers} == {acknowledged["id"] for acknowledged in ledger.transfers.values()}
     retried_keys = sum(1 for count in Counter(a.key for a in ledger.answers if a.key).values() if count > 1)
 
+    # The seamless partner's wallet: each of its rounds debited and credited once, its balance what
+    # the rounds say; our books hold nothing of its player's money.
+    seamless_rounds = [r for r in rounds.values() if r.seamless]
+    assert seamless_rounds
+    seamless_net = sum(r.payout - r.main_bet - r.tie_bet - r.raise_bet for r in seamless_rounds)
+    assert seamless_wallet.balance(player="bank-s0", currency="EUR") == FUNDING + seamless_net
+    credits = WalletCall.objects.filter(kind="credit")
+    assert credits.count() == len(seamless_rounds) and not credits.exclude(status="acknowledged").exists()
+    assert not WalletCall.objects.filter(status="pending").exists()
+    assert Account.objects.filter(player=seamless_player).exclude(balance=0).count() == 0
+    seamless_account = Account.objects.filter(kind=AccountKind.PARTNER_SEAMLESS).aggregate(total=Sum("balance"))
+    assert seamless_account["total"] == seamless_net
+
     # The money adds up to the cent, and no wallet ever went below zero.
-    net_of_rounds = sum(r.payout - r.main_bet - r.tie_bet - r.raise_bet for r in rounds.values())
+    net_of_rounds = sum(r.payout - r.main_bet - r.tie_bet - r.raise_bet for r in rounds.values() if not r.seamless)
     moved_in = sum(t.amount for t in transfers if t.direction == "in")
     moved_out = sum(t.amount for t in transfers if t.direction == "out")
     player_kinds = (AccountKind.PLAYER_WALLET, AccountKind.PLAYER_IN_PLAY)
@@ -231,7 +262,8 @@ def test_money_holds_while_the_parts_of_the_service_fail(cluster, capsys):
     funded = FUNDING * (len(players) + len(partner_players))
     assert held_by_players == funded + moved_in - moved_out + net_of_rounds
     assert Account.objects.filter(kind=AccountKind.PLAYER_IN_PLAY).exclude(balance=0).count() == 0
-    assert Account.objects.filter(kind=AccountKind.HOUSE).aggregate(total=Sum("balance"))["total"] == -net_of_rounds
+    house = Account.objects.filter(kind=AccountKind.HOUSE).aggregate(total=Sum("balance"))["total"]
+    assert house == -(net_of_rounds + seamless_net)
     assert not Posting.objects.filter(account__kind__in=player_kinds, balance_after__lt=0).exists()
     verification = ledger_verify()
     assert verification.ok, verification.summary
@@ -252,7 +284,7 @@ def test_money_holds_while_the_parts_of_the_service_fail(cluster, capsys):
     assert not unexpected, "\n\n".join(f"{e.name} exited {e.returncode}:\n{e.log_tail}" for e in unexpected)
 
     with capsys.disabled():
-        print(f"\n\nfault suite: {len(rounds)} rounds, {len(transfers)} transfers, {len(ledger.answers)} requests "
+        print(f"\n\nfault suite: {len(rounds)} rounds ({len(seamless_rounds)} seamless), {len(transfers)} transfers, {len(ledger.answers)} requests "
               f"({sum(a.status is None for a in ledger.answers)} without an answer, {len(server_errors)} 5xx while a "
               f"process died, {retried_keys} keys retried, {placed_during_outages} rounds placed while Redis was down)")  # fmt: skip
         for heal in heals:

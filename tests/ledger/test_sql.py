@@ -128,13 +128,17 @@ def test_ledger_house_account_opens_a_shard_once():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_ledger_lock_accounts_holds_their_rows_until_commit():
+@pytest.mark.parametrize("through", ["function", "accounts_lock"])
+def test_ledger_lock_accounts_holds_their_rows_until_commit(through):
     player = make_player()
     wallet, in_play = player_accounts_open(player=player)
     settings = connection.settings_dict
     with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT ledger_lock_accounts(%s)", [[in_play.pk, wallet.pk]])
+        if through == "accounts_lock":
+            sql.accounts_lock(account_ids=[in_play.pk, wallet.pk])
+        else:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT ledger_lock_accounts(%s)", [[in_play.pk, wallet.pk]])
         other = psycopg.connect(host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"],
                                 password=settings["PASSWORD"], dbname=settings["NAME"])  # fmt: skip
         with other, pytest.raises(psycopg.errors.LockNotAvailable):

@@ -15,17 +15,22 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--name", required=True)
         parser.add_argument("--webhook-url", default="")
+        parser.add_argument(
+            "--wallet-url", default="",
+            help="A seamless-wallet partner: its wallet, called at URL/balance, /debit, /credit and /rollback.",
+        )  # fmt: skip
 
-    def handle(self, *args, name, webhook_url, **options):
-        if webhook_url:
-            try:
-                URLValidator(schemes=["http", "https"])(webhook_url)
-            except ValidationError:
-                raise CommandError(f"{webhook_url!r} is not an http(s) URL") from None
+    def handle(self, *args, name, webhook_url, wallet_url, **options):
+        for url in (webhook_url, wallet_url):
+            if url:
+                try:
+                    URLValidator(schemes=["http", "https"])(url)
+                except ValidationError:
+                    raise CommandError(f"{url!r} is not an http(s) URL") from None
         try:
-            partner, secret = partner_create(name=name.strip(), webhook_url=webhook_url)
+            partner, secret = partner_create(name=name.strip(), webhook_url=webhook_url, wallet_url=wallet_url)
         except InvalidInput as exc:  # a URL the service may not call (API.md, "Calls to partners' servers")
-            raise CommandError(f"{webhook_url!r}: {exc.detail}") from None
+            raise CommandError(exc.detail) from None
         except IntegrityError:
             raise CommandError(f"a partner named {name!r} exists already") from None
         self.stdout.write(json.dumps({"key": partner.key_id, "secret": secret}))

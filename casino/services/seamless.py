@@ -1,0 +1,213 @@
+"""A seamless partner's player's stakes: debited from the partner's wallet, then placed
+(API.md "Seamless wallet"). casino/services/wallets.py makes and records the calls.
+
+A stake (or a war raise) goes in three steps, and no database transaction, row lock or
+idempotency lock is held while the partner's wallet is being called:
+
+1. checks and a claim (short transactions, committed): the table, the bet limits and the player's
+   protection, exactly as placing would check them; then the pending debit, with the round id it
+   is for. A stake's debit records the request (caller and Idempotency-Key), so a retry of that
+   request after a crash uses the same round id, hence the same transaction id, and the partner
+   answers it with its first result: the stake is never debited twice.
+2. the debit, with no transaction open. A `422 insufficient_funds` refuses the request; any other
+   answer, or none within WALLET_TIMEOUT_S, is `503 wallet_unavailable` and the debit is rolled back.
+3. after a `200`, one transaction: the debit acknowledged, its amount paid from the partner's
+   seamless account into the player's wallet here and the round placed (staked from that wallet
+   into money in play) as any round; the stored response commits with it (core/idempotency.py).
+   Refused at that point (a limit reached meanwhile by a concurrent round, the table closed), the
+   transaction is undone and the debit is rolled back.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext
+
+from casino.models import Round, RoundStatus, WalletCall, WalletCallKind, WalletCallPurpose
+from casino.models import WalletCallStatus as Status
+from casino.services.rounds import round_decide, round_place, round_stake_check
+from casino.services.wallets import (
+    answered_balance,
+    refused_for_funds,
+    wallet_call_record,
+    wallet_debit_create,
+    wallet_debit_give_up,
+    wallet_debit_lease,
+    wallet_debit_send,
+    wallet_rollback_create,
+)
+from core.actors import Actor
+from core.errors import (
+    IdempotencyConflict,
+    IdempotencyInFlight,
+    InsufficientFunds,
+    NotFound,
+    RoundNotAwaitingDecision,
+    ServiceError,
+    WalletUnavailable,
+)
+from core.idempotency import KEEP_FOR
+from core.outbound import OutboundAnswer
+from ledger.services import partner_seamless_post, seamless_accounts_lock
+
+
+@dataclass(frozen=True)
+class Debit:
+    """A debit the partner's wallet answered `200` to, not yet recorded as acknowledged."""
+
+    call: WalletCall
+    answer: OutboundAnswer
+
+
+def _refused(status: str) -> ServiceError:
+    """The request's refusal for a debit that ended `status` (refused for funds, or failed)."""
+    if status == Status.REFUSED:
+        return InsufficientFunds(gettext("the partner's wallet does not hold enough money for this"))
+    return WalletUnavailable(gettext("the partner's wallet did not confirm the debit; it is being rolled back"))
+
+
+def _debit(call: WalletCall) -> Debit:
+    """Step 2: the call, with no transaction open; a refusal or a failure recorded and raised."""
+    answer = wallet_debit_send(call=call)
+    if answered_balance(answer) is not None:
+        return Debit(call, answer)
+    with transaction.atomic():
+        held = WalletCall.objects.select_for_update(of=("self",)).select_related("player").get(pk=call.pk)
+        if held.status == Status.PENDING:  # (not given up by the sweeper meanwhile)
+            if refused_for_funds(answer):
+                wallet_call_record(held, answer, status=Status.REFUSED)
+            else:
+                wallet_debit_give_up(call=held, answer=answer)
+    raise _refused(Status.REFUSED if refused_for_funds(answer) else Status.FAILED)
+
+
+def _stake_claim(*, player, amount: int, scope: str, key: str, request_hash: str) -> WalletCall:
+    """Step 1's claim: the pending debit of this request, new or (its first attempt died) taken over."""
+    with transaction.atomic():
+        existing = (
+            WalletCall.objects.select_for_update(of=("self",))
+            .select_related("partner", "player")
+            .filter(request_scope=scope, request_key=key)
+            .first()
+        )
+        if existing is not None and existing.created_at < timezone.now() - KEEP_FOR:
+            existing.request_key = ""  # the key's stored response is gone: the key is free again
+            existing.save(update_fields=["request_key"])
+            existing = None
+        if existing is not None:
+            if existing.request_hash != request_hash:
+                raise IdempotencyConflict()
+            if existing.status == Status.PENDING:
+                if existing.next_attempt_at > timezone.now():
+                    raise IdempotencyInFlight()
+                wallet_debit_lease(existing)
+                return existing
+            if existing.status == Status.ACKNOWLEDGED:
+                raise IdempotencyInFlight()  # its request is storing its response right now
+            raise _refused(existing.status)
+        try:
+            with transaction.atomic():
+                return wallet_debit_create(player=player, round_id=uuid.uuid4(), purpose=WalletCallPurpose.STAKE,
+                                           amount=amount, request_scope=scope, request_key=key,
+                                           request_hash=request_hash)  # fmt: skip
+        except IntegrityError:
+            raise IdempotencyInFlight() from None  # a concurrent request with this key claimed it
+
+
+def seamless_stake_debit(*, player, table_id: int, main_bet: int, tie_bet: int, scope: str, key: str,
+                         request_hash: str) -> Debit:  # fmt: skip
+    """Steps 1 and 2 of placing a seamless round (the module's docstring)."""
+    round_stake_check(player=player, table_id=table_id, main_bet=main_bet, tie_bet=tie_bet)
+    call = _stake_claim(player=player, amount=main_bet + tie_bet, scope=scope, key=key, request_hash=request_hash)
+    return _debit(call)
+
+
+def _acknowledge(debit: Debit) -> WalletCall:
+    """In step 3's transaction: the debit acknowledged, unless the sweeper gave it up meanwhile."""
+    held = WalletCall.objects.select_for_update(of=("self",)).select_related("partner", "player")
+    call = held.get(pk=debit.call.pk)
+    if call.status != Status.PENDING:
+        raise _refused(Status.REFUSED if call.status == Status.REFUSED else Status.FAILED)
+    wallet_call_record(call, debit.answer, status=Status.ACKNOWLEDGED)
+    return call
+
+
+def _fund(*, call: WalletCall, player, actor: Actor) -> None:
+    """The debited amount from the partner's seamless account into the player's wallet here, the
+    accounts the stake then moves locked with it (`seamless_accounts_lock`)."""
+    seamless_accounts_lock(partner=call.partner, player=player)
+    partner_seamless_post(
+        partner=call.partner, player=player, amount=call.amount, into_wallet=True,
+        # round:<id>:stake-funding, round:<id>:raise-funding (round:<id>:raise-2-funding...)
+        idempotency_key=f"round:{call.round_id}:{call.transaction_id.split('-', 1)[1]}-funding",
+        actor=actor, reason=f"{call.purpose} debited from the partner's wallet ({call.transaction_id})",
+        reference_type="round", reference_id=str(call.round_id),
+    )  # fmt: skip
+
+
+def seamless_round_place(*, debit: Debit, player, table_id: int, main_bet: int, tie_bet: int, actor: Actor) -> Round:
+    """Step 3 of placing a seamless round: inside the request's transaction."""
+    call = _acknowledge(debit)
+    _fund(call=call, player=player, actor=actor)
+    return round_place(player=player, table_id=table_id, main_bet=main_bet, tie_bet=tie_bet, actor=actor,
+                       round_id=call.round_id)  # fmt: skip
+
+
+def seamless_debit_unused(*, debit: Debit, error: ServiceError) -> None:
+    """Step 3 was refused, its transaction undone: the debit happened all the same (the partner
+    answered 200), so it is recorded and rolled back."""
+    call = WalletCall.objects.select_for_update(of=("self",)).select_related("player").get(pk=debit.call.pk)
+    if call.status == Status.PENDING:
+        wallet_call_record(call, debit.answer, status=Status.ACKNOWLEDGED)
+        wallet_rollback_create(debit=call)
+
+
+# --- The war raise ---------------------------------------------------------------------------------
+
+
+def _raise_claim(*, player, round_id: str) -> WalletCall:
+    """The raise's pending debit, made under the round's row lock (one raise debit at a time)."""
+    try:
+        round_pk = uuid.UUID(str(round_id))
+    except ValueError:
+        raise NotFound(gettext("no such round")) from None
+    with transaction.atomic():
+        round_ = Round.objects.select_for_update().filter(pk=round_pk, player=player).first()
+        if round_ is None:
+            raise NotFound(gettext("no such round"))
+        if round_.status != RoundStatus.AWAITING_DECISION:
+            raise RoundNotAwaitingDecision(gettext("the round is %(status)s") % {"status": round_.status})
+        earlier = list(
+            WalletCall.objects.select_for_update(of=("self",)).select_related("player")
+            .filter(round_id=round_pk, kind=WalletCallKind.DEBIT, purpose=WalletCallPurpose.RAISE)
+        )  # fmt: skip
+        for call in earlier:
+            if call.status == Status.PENDING and call.next_attempt_at > timezone.now():
+                raise RoundNotAwaitingDecision(gettext("the round's raise is being debited right now"))
+            if call.status == Status.PENDING:  # its request died: rolled back, and a new attempt made
+                wallet_debit_give_up(call=call, answer=None)
+        call = wallet_debit_create(player=player, round_id=round_pk, purpose=WalletCallPurpose.RAISE,
+                                   amount=round_.main_bet, attempt=len(earlier) + 1)  # fmt: skip
+        call.partner = player.partner
+    return call
+
+
+def seamless_raise_debit(*, player, round_id: str) -> Debit:
+    """Steps 1 and 2 of going to war on a seamless round."""
+    return _debit(_raise_claim(player=player, round_id=round_id))
+
+
+def seamless_round_go_to_war(*, debit: Debit, player, round_id: str, actor: Actor) -> Round:
+    """Step 3 of going to war: the raise debited is paid into the wallet here and staked."""
+
+    def fund(round_: Round, wallet_id: int) -> None:
+        call = _acknowledge(debit)
+        if call.amount != round_.main_bet:
+            raise RuntimeError(f"raise debit {call.transaction_id} is not round {round_.id}'s raise")
+        _fund(call=call, player=player, actor=actor)
+
+    return round_decide(player=player, round_id=round_id, action="war", actor=actor, before_staking=fund)

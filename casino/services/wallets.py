@@ -1,0 +1,310 @@
+"""Calls to seamless partners' wallets (API.md "Seamless wallet"): `balance`, `debit`, `credit` and
+`rollback`, POSTed to `{wallet_url}/{call}` and signed like webhooks (core/outbound.py: public
+addresses only, no redirect followed), with X-Nonce = the call's `transaction_id`.
+
+* A debit is made while its request waits (casino/services/seamless.py), with no transaction
+  open: its row is written and committed first, the wallet is called, and what it answered is
+  written after. A debit with no usable answer is followed by a rollback of its transaction id.
+* Credits and rollbacks form an outbox, like webhooks: written in the transaction that decides
+  them, sent after commit by a task, and retried with backoff (never more than 30 s apart) until
+  the partner answers 2xx, by the task and by a sweeper in beat (a dead worker, Redis down).
+* Transaction ids never change for a call, so a repeated call is answered by the partner with its
+  first result, and an attempt whose answer was lost costs nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import secrets
+import uuid
+from datetime import timedelta
+
+from celery import current_app
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext
+
+from casino.models import Round, RoundStatus, WalletCall, WalletCallAttempt, WalletCallKind, WalletCallPurpose
+from casino.models import WalletCallStatus as Status
+from casino.services.webhooks import webhook_create_for_round
+from core.after_commit import after_commit
+from core.audit import audit_record
+from core.errors import WalletUnavailable
+from core.outbound import CONNECT_TIMEOUT_S, OutboundAnswer, outbound_post
+from core.transactions import connection_release_for_wait
+
+logger = logging.getLogger(__name__)
+MAX_BACKOFF_S = 30  # API.md: never more than 30 s between two attempts
+CALL_LEASE_S = 30  # a credit or rollback being attempted is not picked up again for this long
+# A debit's request holds it this long: far past the wallet's timeout. A debit still pending after
+# that lost its request (a killed process): the sweeper gives it up and rolls it back.
+DEBIT_LEASE_S = 30
+# `partner_reconcile` fails while a call is still pending this long after it was made (by then it
+# has been attempted some 25 times, 30 s apart at most): past its retries, for a person to look at.
+OVERDUE_AFTER = timedelta(minutes=15)
+SEND_WALLET_CALL_TASK = "casino.send_wallet_call"  # casino/tasks.py: asked for by name, never imported here
+ANSWER_KEPT_CHARS = 2000
+
+
+def backoff_seconds(attempts: int) -> int:
+    return min(2 ** min(attempts, 10), MAX_BACKOFF_S)
+
+
+def transaction_id_for(*, round_id: uuid.UUID, purpose: str, attempt: int = 1) -> str:
+    """A call's transaction id: fixed per round and purpose (`<round>-stake`, `<round>-raise`,
+    `<round>-payout`), so that every retry of a request makes the same call. A raise refused for
+    funds may be asked for again later: each later attempt gets its own (`<round>-raise-2`)."""
+    return f"{round_id.hex}-{purpose}" + (f"-{attempt}" if attempt > 1 else "")
+
+
+def _url(partner, name: str) -> str:
+    return f"{partner.wallet_url.rstrip('/')}/{name}"
+
+
+def _json(body: dict) -> bytes:
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def wallet_post(*, partner, name: str, nonce: str, body: dict) -> OutboundAnswer:
+    """One signed call of the partner's wallet; an answer within WALLET_TIMEOUT_S or none. Never
+    made inside a transaction: nothing of ours waits on the partner holding a lock."""
+    connection_release_for_wait()
+    timeout = settings.WALLET_TIMEOUT_S
+    return outbound_post(url=_url(partner, name), secret=partner.secret, nonce=nonce, body=_json(body),
+                         connect_timeout=min(CONNECT_TIMEOUT_S, timeout), read_timeout=timeout)  # fmt: skip
+
+
+def _answer_json(answer: OutboundAnswer) -> dict | None:
+    try:
+        parsed = json.loads(answer.body)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def answered_balance(answer: OutboundAnswer) -> int | None:
+    """The player's balance from a `200 {"balance": <int>}`; None for any other answer."""
+    if answer.status_code != 200 or not answer.ok:
+        return None
+    balance = (_answer_json(answer) or {}).get("balance")
+    return balance if type(balance) is int else None
+
+
+def refused_for_funds(answer: OutboundAnswer) -> bool:
+    return answer.status_code == 422 and (_answer_json(answer) or {}).get("code") == "insufficient_funds"
+
+
+def wallet_balance_get(*, player) -> int:
+    """The player's balance at its partner (`GET wallet/`), or `wallet_unavailable`."""
+    answer = wallet_post(partner=player.partner, name="balance", nonce=secrets.token_hex(16),
+                         body={"player": player.external_id, "currency": player.currency})  # fmt: skip
+    balance = answered_balance(answer)
+    if balance is None:
+        logger.warning("balance call to partner %s failed: %s", player.partner_id, answer.error or answer.status_code)
+        raise WalletUnavailable(gettext("the partner's wallet did not tell the balance; try again"))
+    return balance
+
+
+# --- Recording calls -------------------------------------------------------------------------------
+
+
+def wallet_call_record(call: WalletCall, answer: OutboundAnswer, *, status: str | None) -> None:
+    """Inside a transaction holding the call's row: an attempt and what it answered; `status` the
+    call's new status (None: still pending)."""
+    text = answer.body.decode("utf-8", "replace")[:ANSWER_KEPT_CHARS]
+    WalletCallAttempt.objects.create(call=call, status_code=answer.status_code, error=answer.error, answer=text,
+                                     duration_ms=answer.duration_ms)  # fmt: skip
+    call.attempts += 1
+    call.last_status_code = answer.status_code
+    call.last_error = answer.error
+    call.last_answer = text
+    call.latency_ms = answer.duration_ms
+    balance = answered_balance(answer)
+    if balance is not None:
+        call.partner_balance = balance
+    if status is not None:
+        call.status = status
+        call.answered_at = timezone.now()
+        audit_record(actor_type="system", actor_id="seamless_wallet", action=f"wallet_call.{status}",
+                     obj_type="wallet_call", obj_id=call.transaction_id, kind=call.kind, amount=call.amount,
+                     status_code=answer.status_code)  # fmt: skip
+    call.save()
+
+
+def wallet_debit_create(
+    *, player, round_id: uuid.UUID, purpose: str, amount: int, attempt: int = 1, request_scope: str = "",
+    request_key: str = "", request_hash: str = "",
+) -> WalletCall:  # fmt: skip
+    """A pending debit (inside the caller's short transaction): the request making it holds it for
+    DEBIT_LEASE_S."""
+    transaction_id = transaction_id_for(round_id=round_id, purpose=purpose, attempt=attempt)
+    body = {"transaction_id": transaction_id, "player": player.external_id, "currency": player.currency,
+            "amount": amount, "round": str(round_id), "kind": purpose}  # fmt: skip
+    call = WalletCall.objects.create(
+        transaction_id=transaction_id, kind=WalletCallKind.DEBIT, purpose=purpose, partner=player.partner,
+        player=player, round_id=round_id, amount=amount, currency=player.currency, request_body=body,
+        request_scope=request_scope, request_key=request_key, request_hash=request_hash,
+        next_attempt_at=timezone.now() + timedelta(seconds=DEBIT_LEASE_S),
+    )  # fmt: skip
+    audit_record(actor_type="system", actor_id="seamless_wallet", action="wallet_call.created", obj_type="wallet_call",
+                 obj_id=transaction_id, kind="debit", purpose=purpose, amount=amount, round=str(round_id))  # fmt: skip
+    return call
+
+
+def wallet_debit_lease(call: WalletCall) -> None:
+    """The request retried after its first attempt died takes the debit over (row held by the caller)."""
+    call.next_attempt_at = timezone.now() + timedelta(seconds=DEBIT_LEASE_S)
+    call.save(update_fields=["next_attempt_at"])
+
+
+def wallet_debit_send(*, call: WalletCall) -> OutboundAnswer:
+    """The debit itself: called with no transaction open, so no row lock and no transaction wait on
+    the partner's wallet (nor, with a connection pool, a database connection)."""
+    return wallet_post(partner=call.partner, name="debit", nonce=call.transaction_id, body=call.request_body)
+
+
+def wallet_rollback_create(*, debit: WalletCall) -> WalletCall:
+    """Inside the transaction that gives the debit up: its rollback, sent after commit and until
+    acknowledged. Once per debit (the rollback's transaction id is the debit's, suffixed)."""
+    existing = WalletCall.objects.filter(reference=debit).first()
+    if existing is not None:
+        return existing
+    transaction_id = f"{debit.transaction_id}-rb"
+    body = {"transaction_id": transaction_id, "reference": debit.transaction_id, "player": debit.player.external_id,
+            "round": str(debit.round_id)}  # fmt: skip
+    rollback = WalletCall.objects.create(
+        transaction_id=transaction_id, kind=WalletCallKind.ROLLBACK, purpose=WalletCallPurpose.ROLLBACK,
+        reference=debit, partner_id=debit.partner_id, player_id=debit.player_id, round_id=debit.round_id,
+        amount=debit.amount, currency=debit.currency, request_body=body, next_attempt_at=timezone.now(),
+    )  # fmt: skip
+    audit_record(actor_type="system", actor_id="seamless_wallet", action="wallet_call.created", obj_type="wallet_call",
+                 obj_id=transaction_id, kind="rollback", reference=debit.transaction_id)  # fmt: skip
+    after_commit(functools.partial(wallet_call_enqueue, rollback.pk), what=f"queueing rollback {transaction_id}")
+    return rollback
+
+
+def wallet_debit_give_up(*, call: WalletCall, answer: OutboundAnswer | None) -> None:
+    """Row held: the debit had no usable answer (or its request died); roll it back."""
+    if answer is not None:
+        wallet_call_record(call, answer, status=Status.FAILED)
+    else:
+        call.status = Status.FAILED
+        call.answered_at = timezone.now()
+        call.last_error = call.last_error or "the request making this debit ended before it was answered"
+        call.save(update_fields=["status", "answered_at", "last_error"])
+        audit_record(actor_type="system", actor_id="seamless_wallet", action="wallet_call.failed",
+                     obj_type="wallet_call", obj_id=call.transaction_id, amount=call.amount)  # fmt: skip
+    wallet_rollback_create(debit=call)
+
+
+def wallet_credit_create(*, round_: Round) -> WalletCall:
+    """Inside the settling transaction: the round's one credit (0 for a lost round), sent after commit."""
+    transaction_id = transaction_id_for(round_id=round_.id, purpose=WalletCallPurpose.PAYOUT)
+    player = round_.player
+    body = {"transaction_id": transaction_id, "player": player.external_id, "currency": round_.currency,
+            "amount": round_.payout, "round": str(round_.id), "kind": "payout"}  # fmt: skip
+    call = WalletCall.objects.create(
+        transaction_id=transaction_id, kind=WalletCallKind.CREDIT, purpose=WalletCallPurpose.PAYOUT,
+        partner_id=player.partner_id, player=player, round_id=round_.id, amount=round_.payout,
+        currency=round_.currency, request_body=body, next_attempt_at=timezone.now(),
+    )  # fmt: skip
+    audit_record(actor_type="system", actor_id="settlement", action="wallet_call.created", obj_type="wallet_call",
+                 obj_id=transaction_id, kind="credit", amount=round_.payout, round=str(round_.id))  # fmt: skip
+    after_commit(functools.partial(wallet_call_enqueue, call.pk), what=f"queueing credit {transaction_id}")
+    return call
+
+
+# --- Sending credits and rollbacks -----------------------------------------------------------------
+
+
+def wallet_call_enqueue(call_id) -> None:
+    if current_app.conf.task_always_eager:  # no broker: attempt it now, in this process
+        wallet_call_send(call_id=call_id)
+        return
+    try:
+        current_app.send_task(SEND_WALLET_CALL_TASK, args=[str(call_id)])
+    except Exception:
+        logger.warning("could not queue wallet call %s; the sweeper will send it", call_id, exc_info=True)
+
+
+def wallet_call_send(*, call_id) -> bool:
+    """One attempt of a credit or a rollback. True once the partner has acknowledged it (now or before)."""
+    with transaction.atomic():
+        call = (
+            WalletCall.objects.select_for_update(skip_locked=True, of=("self",))
+            .select_related("partner", "player")
+            .filter(pk=call_id)
+            .exclude(kind=WalletCallKind.DEBIT)
+            .first()
+        )
+        if call is None:
+            return False
+        if call.status != Status.PENDING:
+            return call.status == Status.ACKNOWLEDGED
+        # Leased: the HTTP call happens outside any transaction and no other worker takes it meanwhile.
+        call.next_attempt_at = timezone.now() + timedelta(seconds=CALL_LEASE_S)
+        call.save(update_fields=["next_attempt_at"])
+
+    answer = wallet_post(partner=call.partner, name=call.kind, nonce=call.transaction_id, body=call.request_body)
+
+    with transaction.atomic():
+        call = WalletCall.objects.select_for_update(of=("self",)).select_related("player__partner").get(pk=call.pk)
+        if call.status != Status.PENDING:
+            return call.status == Status.ACKNOWLEDGED
+        if answer.ok:
+            wallet_call_record(call, answer, status=Status.ACKNOWLEDGED)
+            if call.kind == WalletCallKind.CREDIT:
+                _round_settled(call)
+        else:
+            wallet_call_record(call, answer, status=None)
+            call.next_attempt_at = timezone.now() + timedelta(seconds=backoff_seconds(call.attempts))
+            call.save(update_fields=["next_attempt_at"])
+    return answer.ok
+
+
+def _round_settled(credit: WalletCall) -> None:
+    """The partner acknowledged the round's credit: the round is settled, its webhook follows."""
+    rounds = Round.objects.select_for_update(of=("self",)).select_related("player__partner", "seed_pair")
+    round_ = rounds.get(pk=credit.round_id)
+    if round_.status != RoundStatus.RESOLVED:
+        return
+    round_.status = RoundStatus.SETTLED
+    round_.settled_at = timezone.now()
+    round_.save(update_fields=["status", "settled_at"])
+    audit_record(actor_type="system", actor_id="settlement", action="round.settled", obj_type="round",
+                 obj_id=round_.id, payout=round_.payout, credit=credit.transaction_id)  # fmt: skip
+    webhook_create_for_round(round_)
+
+
+def wallet_calls_send_due(*, limit: int = 200) -> int:
+    """The sweeper: give up debits whose request died (rolling them back), and attempt every credit
+    and rollback whose next attempt is due. Returns how many calls it acknowledged or gave up."""
+    now = timezone.now()
+    done = 0
+    stale = list(
+        WalletCall.objects.filter(status=Status.PENDING, kind=WalletCallKind.DEBIT, next_attempt_at__lte=now)
+        .order_by("next_attempt_at")
+        .values_list("id", flat=True)[:limit]
+    )
+    for call_id in stale:
+        with transaction.atomic():
+            call = (
+                WalletCall.objects.select_for_update(skip_locked=True, of=("self",))
+                .select_related("player")
+                .filter(pk=call_id, status=Status.PENDING, next_attempt_at__lte=timezone.now())
+                .first()
+            )
+            if call is not None:
+                logger.warning("debit %s was left pending by its request; rolling it back", call.transaction_id)
+                wallet_debit_give_up(call=call, answer=None)
+                done += 1
+    due = list(
+        WalletCall.objects.filter(status=Status.PENDING, next_attempt_at__lte=now)
+        .exclude(kind=WalletCallKind.DEBIT)
+        .order_by("next_attempt_at")
+        .values_list("id", flat=True)[:limit]
+    )
+    return done + sum(wallet_call_send(call_id=call_id) for call_id in due)

@@ -1,0 +1,432 @@
+"""Seamless-wallet partners (API.md "Seamless wallet"), end to end against a real partner wallet
+(tests/wallet_server.py, an HTTP server on this machine): every row of the contract's table,
+debits that time out or whose answer is lost, retries, credits through an outage, concurrency.
+
+Transactional tests: the service calls the wallet with no transaction open and commits between
+the steps, as in production; side effects after commit (settlement, credits, rollbacks) run
+in-process (eager Celery)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.db import connection, connections
+from django.test import Client
+from django.utils import timezone
+
+from accounts.models import Partner, Player
+from casino.models import Round, RoundStatus, WalletCall
+from casino.services.rounds import rounds_decide_timed_out
+from casino.services.seamless import _stake_claim
+from casino.services.wallets import CALL_LEASE_S, DEBIT_LEASE_S, wallet_calls_send_due, wallet_debit_send
+from core.actors import Actor
+from ledger.models import Account, AccountKind, JournalEntry
+from ledger.verification import ledger_verify
+from protection.models import ExclusionKind
+from protection.services import exclusion_start
+from tests.casino.helpers import PartnerClient, set_next_round, sign
+from tests.casino.seamless import (
+    BASE,
+    PLAYER,
+    SECRET,
+    calls_named,
+    debits_given_up_now,
+    in_threads,
+    place,
+    retries_due_now,
+)
+from tests.wallet_server import Fault, PartnerWallet
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _player() -> Player:
+    return Player.objects.select_related("partner").get(external_id=PLAYER)
+
+
+def _books_whole() -> None:
+    run = ledger_verify(triggered_by="test")
+    assert run.ok, run.summary
+    wallet_account = Account.objects.get(kind=AccountKind.PLAYER_WALLET, player=_player())
+    assert wallet_account.balance == 0  # a seamless player's money is never left at us
+
+
+def _seamless_account() -> int:
+    account = Account.objects.filter(kind=AccountKind.PARTNER_SEAMLESS).first()
+    return 0 if account is None else account.balance
+
+
+# --- balance, transfers -----------------------------------------------------------------------------
+
+
+def test_the_wallet_is_the_partners_balance_beside_our_money_in_play(seamless):
+    _partner, api, wallet = seamless
+    answer = api.get(f"{BASE}/{PLAYER}/wallet/")
+    assert answer.status_code == 200
+    assert answer.json() == {"currency": "EUR", "balance": 100_000, "in_play": 0}
+    balance_call = calls_named(wallet, "balance")[-1]
+    assert balance_call.body == {"player": PLAYER, "currency": "EUR"}
+    assert balance_call.status == 200
+
+
+def test_a_wallet_that_cannot_tell_the_balance_is_503_wallet_unavailable(seamless):
+    _partner, api, wallet = seamless
+    wallet.fail(Fault.ERROR_500, calls={"balance"}, times=1)
+    answer = api.get(f"{BASE}/{PLAYER}/wallet/")
+    assert answer.status_code == 503
+    assert answer.json()["code"] == "wallet_unavailable"
+    assert answer["Content-Type"].startswith("application/problem+json")
+
+
+def test_transfers_are_refused_for_a_seamless_partner(seamless):
+    _partner, api, _wallet = seamless
+    answer = api.post(f"{BASE}/{PLAYER}/transfers/", {"direction": "in", "amount": 1_000, "reference": "r-1"},
+                      HTTP_IDEMPOTENCY_KEY="t-1")  # fmt: skip
+    assert answer.status_code == 422
+    assert answer.json()["code"] == "not_a_transfer_wallet"
+    assert not JournalEntry.objects.exists()
+
+
+# --- debit: placed only after a 200 -------------------------------------------------------------
+
+
+def test_a_round_is_debited_placed_settled_and_credited(seamless, table):
+    _partner, api, wallet = seamless
+    set_next_round(_player(), tie=False, player_wins=True)
+    answer = place(api, key="r-1", table=table)
+    assert answer.status_code == 201, answer.content
+    round_ = answer.json()
+    debit = calls_named(wallet, "debit")[0]
+    assert debit.body == {"transaction_id": f"{uuid.UUID(round_['id']).hex}-stake", "player": PLAYER,
+                          "currency": "EUR", "amount": 1_000, "round": round_["id"], "kind": "stake"}  # fmt: skip
+    assert debit.headers["x-nonce"] == debit.body["transaction_id"]
+    credit = calls_named(wallet, "credit")[0]
+    assert credit.body == {"transaction_id": f"{uuid.UUID(round_['id']).hex}-payout", "player": PLAYER,
+                           "currency": "EUR", "amount": 2_000, "round": round_["id"], "kind": "payout"}  # fmt: skip
+    assert wallet.balance(player=PLAYER, currency="EUR") == 101_000
+    settled = api.get(f"{BASE}/{PLAYER}/rounds/{round_['id']}/").json()
+    assert settled["status"] == "settled" and settled["settled_at"] is not None
+    assert _seamless_account() == 1_000  # the house paid 1,000 more than it took, through the partner
+    _books_whole()
+
+
+def test_a_lost_round_is_credited_zero_so_the_partner_can_close_it(seamless, table):
+    _partner, api, wallet = seamless
+    set_next_round(_player(), tie=False, player_wins=False)
+    round_id = place(api, key="r-1", table=table).json()["id"]
+    assert calls_named(wallet, "credit")[0].body["amount"] == 0
+    assert wallet.balance(player=PLAYER, currency="EUR") == 99_000
+    assert Round.objects.get(pk=round_id).status == RoundStatus.SETTLED
+    _books_whole()
+
+
+def test_insufficient_funds_at_the_partner_refuses_the_round(seamless, table):
+    _partner, api, wallet = seamless
+    wallet.set_balance(player=PLAYER, currency="EUR", amount=500)
+    answer = place(api, key="r-1", table=table)
+    assert answer.status_code == 422
+    assert answer.json()["code"] == "insufficient_funds"
+    assert not Round.objects.exists()
+    assert WalletCall.objects.get().status == "refused"
+    assert not calls_named(wallet, "rollback")
+    assert wallet.balance(player=PLAYER, currency="EUR") == 500
+
+
+@pytest.mark.parametrize("fault", [Fault.ERROR_500, Fault.DROP])
+def test_a_failed_debit_is_503_and_rolled_back(seamless, table, fault):
+    _partner, api, wallet = seamless
+    wallet.fail(fault, calls={"debit"}, times=1)
+    answer = place(api, key="r-1", table=table)
+    assert answer.status_code == 503
+    assert answer.json()["code"] == "wallet_unavailable"
+    assert answer["Retry-After"]
+    assert not Round.objects.exists()
+    debit = WalletCall.objects.get(kind="debit")
+    rollback = WalletCall.objects.get(kind="rollback")
+    assert debit.status == "failed" and rollback.status == "acknowledged"
+    assert rollback.request_body == {"transaction_id": f"{debit.transaction_id}-rb",
+                                     "reference": debit.transaction_id, "player": PLAYER,
+                                     "round": str(debit.round_id)}  # fmt: skip
+    assert wallet.balance(player=PLAYER, currency="EUR") == 100_000
+    assert not JournalEntry.objects.exists()
+
+
+def test_a_debit_that_timed_out_but_happened_is_rolled_back_and_the_balance_ends_right(seamless, table):
+    _partner, api, wallet = seamless
+    wallet.fail(Fault.TIMEOUT, calls={"debit"}, times=1, seconds=2)
+    started = time.monotonic()
+    answer = place(api, key="r-1", table=table)
+    assert answer.status_code == 503 and answer.json()["code"] == "wallet_unavailable"
+    assert time.monotonic() - started < 1.9  # our timeout (1 s here), not the wallet's 2 s
+    # The rollback followed at once, maybe before the wallet applied the late debit: a debit arriving
+    # after the rollback of its id takes no money (API.md), so the balance is right either way.
+    assert WalletCall.objects.get(kind="rollback").status == "acknowledged"
+    assert wallet.balance(player=PLAYER, currency="EUR") == 100_000
+    assert wallet.wait_for(lambda: len(calls_named(wallet, "debit")) == 1, timeout=10)
+    assert wallet.balance(player=PLAYER, currency="EUR") == 100_000
+    assert not Round.objects.exists()
+
+
+def test_a_debit_applied_whose_answer_was_lost_is_rolled_back(seamless, table):
+    _partner, api, wallet = seamless
+    wallet.fail(Fault.APPLY_THEN_DROP, calls={"debit"}, times=1)
+    answer = place(api, key="r-1", table=table)
+    assert answer.status_code == 503
+    assert wallet.balance(player=PLAYER, currency="EUR") == 100_000  # debited, then rolled back
+    assert WalletCall.objects.get(kind="rollback").status == "acknowledged"
+
+
+def test_a_retry_with_the_same_key_never_debits_twice(seamless, table):
+    _partner, api, wallet = seamless
+    first = place(api, key="same", table=table)
+    again = place(api, key="same", table=table)
+    assert (again.status_code, again.json()) == (first.status_code, first.json())
+    assert len(calls_named(wallet, "debit")) == 1
+    assert Round.objects.count() == 1
+
+
+def test_a_503_is_the_requests_answer_and_its_retry_gets_it_again(seamless, table):
+    _partner, api, wallet = seamless
+    wallet.fail(Fault.ERROR_500, calls={"debit"}, times=1)
+    first = place(api, key="same", table=table)
+    again = place(api, key="same", table=table)
+    assert first.status_code == again.status_code == 503
+    assert len(calls_named(wallet, "debit")) == 1
+
+
+def test_a_retry_after_the_first_request_died_repeats_the_same_debit(seamless, table):
+    """The first request's process died after the partner debited (nothing stored at us but the
+    pending debit): its retry sends the same transaction id, the partner answers it with its first
+    result without moving money again, and the round is placed under the debit's round id."""
+    partner, api, wallet = seamless
+    body = f'{{"table": {table.pk}, "main_bet": 1000, "tie_bet": 0}}'.encode()
+    request_hash = _hash_of(f"{BASE}/{PLAYER}/rounds/", body)
+    died = _stake_claim(player=_player(), amount=1_000, scope=f"partner:{partner.pk}", key="k-died",
+                        request_hash=request_hash)  # fmt: skip
+    assert wallet_debit_send(call=died).status_code == 200  # the partner took it; our process died here
+    WalletCall.objects.filter(pk=died.pk).update(next_attempt_at=died.created_at)  # its lease is over
+    answer = api.client.post(f"{BASE}/{PLAYER}/rounds/", data=body, content_type="application/json",
+                             HTTP_IDEMPOTENCY_KEY="k-died",
+                             **_signed(partner, "POST", f"{BASE}/{PLAYER}/rounds/", body))  # fmt: skip
+    assert answer.status_code == 201, answer.content
+    assert answer.json()["id"] == str(died.round_id)
+    debits = calls_named(wallet, "debit")
+    assert [c.body["transaction_id"] for c in debits] == [died.transaction_id] * 2
+    assert [c.repeat for c in debits] == [False, True]  # the second answered from the first: money moved once
+    assert sum(c.moved for c in debits) == -1_000
+    _books_whole()
+
+
+def test_a_debit_left_pending_by_a_dead_request_is_rolled_back_by_the_sweeper(seamless, table):
+    partner, _api, wallet = seamless
+    died = _stake_claim(player=_player(), amount=1_000, scope=f"partner:{partner.pk}", key="k", request_hash="h")
+    wallet_debit_send(call=died)
+    assert wallet.balance(player=PLAYER, currency="EUR") == 99_000
+    assert debits_given_up_now() >= 1
+    assert WalletCall.objects.get(pk=died.pk).status == "failed"
+    assert wallet.balance(player=PLAYER, currency="EUR") == 100_000
+
+
+def test_no_transaction_is_open_while_the_wallet_is_being_called(seamless, table, settings):
+    """While the partner's wallet takes its time (a second here), none of the service's
+    connections is inside a transaction, as PostgreSQL itself sees them: no row lock is held and
+    nothing waits on the partner."""
+    partner, _api, _ = seamless
+    settings.WALLET_TIMEOUT_S = 3.0
+    with PartnerWallet(secret=SECRET, latency_s=1.0) as slow:
+        slow.set_balance(player=PLAYER, currency="EUR", amount=100_000)
+        Partner.objects.filter(pk=partner.pk).update(wallet_url=slow.url)
+        outcome = {}
+
+        def request() -> None:
+            try:
+                outcome["answer"] = place(PartnerClient(Client(), partner, SECRET), key="slow", table=table)
+            finally:
+                connections.close_all()
+
+        thread = threading.Thread(target=request)
+        thread.start()
+        assert slow.wait_for(lambda: thread.is_alive() and _others_states(), timeout=5)
+        time.sleep(0.4)  # the checks and the claim take milliseconds: the debit is on its way now
+        states = [state for _ in range(5) for state in (_others_states(), time.sleep(0.05))[0]]
+        thread.join(10)
+    assert outcome["answer"].status_code == 201
+    assert states and "idle in transaction" not in states, states
+
+
+def _others_states() -> list[str]:
+    """The states of the test database's other connections (the request's)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT state FROM pg_stat_activity WHERE datname = current_database()"
+                       " AND pid <> pg_backend_pid() AND backend_type = 'client backend'")  # fmt: skip
+        return [state for (state,) in cursor.fetchall()]
+
+
+# --- protection: ours, before the debit -----------------------------------------------------------
+
+
+def test_an_excluded_player_is_refused_before_any_debit(seamless, table):
+    _partner, api, wallet = seamless
+    exclusion_start(player=_player(), kind=ExclusionKind.TIMEOUT, days=1, actor=Actor.system("tests"))
+    answer = place(api, key="r-1", table=table)
+    assert answer.status_code == 422 and answer.json()["code"] == "self_excluded"
+    assert not calls_named(wallet, "debit")
+
+
+def test_a_bet_off_the_table_is_refused_before_any_debit(seamless, table):
+    _partner, api, wallet = seamless
+    answer = place(api, key="r-1", table=table, main_bet=150)
+    assert answer.status_code == 422 and answer.json()["code"] == "bet_out_of_limits"
+    assert not calls_named(wallet, "debit")
+
+
+# --- the war raise ---------------------------------------------------------------------------------
+
+
+def test_going_to_war_debits_the_raise(seamless, table):
+    _partner, api, wallet = seamless
+    set_next_round(_player(), tie=True, player_wins=True)
+    round_ = place(api, key="r-1", table=table).json()
+    assert round_["status"] == "awaiting_decision"
+    answer = api.post(f"{BASE}/{PLAYER}/rounds/{round_['id']}/decision/", {"action": "war"},
+                      HTTP_IDEMPOTENCY_KEY="d-1")  # fmt: skip
+    assert answer.status_code == 200, answer.content
+    raise_debit = calls_named(wallet, "debit")[1]
+    assert raise_debit.body["kind"] == "raise" and raise_debit.body["amount"] == 1_000
+    assert raise_debit.body["transaction_id"] == f"{uuid.UUID(round_['id']).hex}-raise"
+    assert Round.objects.get(pk=round_["id"]).status == RoundStatus.SETTLED
+    _books_whole()
+
+
+def test_a_raise_refused_for_funds_leaves_the_round_waiting_and_may_be_asked_again(seamless, table):
+    _partner, api, wallet = seamless
+    set_next_round(_player(), tie=True, player_wins=True)
+    round_ = place(api, key="r-1", table=table).json()
+    wallet.set_balance(player=PLAYER, currency="EUR", amount=10)
+    refused = api.post(f"{BASE}/{PLAYER}/rounds/{round_['id']}/decision/", {"action": "war"},
+                       HTTP_IDEMPOTENCY_KEY="d-1")  # fmt: skip
+    assert refused.status_code == 422 and refused.json()["code"] == "insufficient_funds"
+    assert Round.objects.get(pk=round_["id"]).status == RoundStatus.AWAITING_DECISION
+    wallet.set_balance(player=PLAYER, currency="EUR", amount=5_000)
+    answer = api.post(f"{BASE}/{PLAYER}/rounds/{round_['id']}/decision/", {"action": "war"},
+                      HTTP_IDEMPOTENCY_KEY="d-2")  # fmt: skip
+    assert answer.status_code == 200
+    assert calls_named(wallet, "debit")[-1].body["transaction_id"].endswith("-raise-2")
+    _books_whole()
+
+
+def test_surrender_needs_no_debit(seamless, table):
+    _partner, api, wallet = seamless
+    set_next_round(_player(), tie=True, player_wins=True)
+    round_ = place(api, key="r-1", table=table).json()
+    answer = api.post(f"{BASE}/{PLAYER}/rounds/{round_['id']}/decision/", {"action": "surrender"},
+                      HTTP_IDEMPOTENCY_KEY="d-1")  # fmt: skip
+    assert answer.status_code == 200
+    assert len(calls_named(wallet, "debit")) == 1
+    assert calls_named(wallet, "credit")[0].body["amount"] == 500  # half the main bet back
+    _books_whole()
+
+
+def test_a_decision_timeout_on_a_seamless_round_surrenders(seamless, table):
+    _partner, api, wallet = seamless
+    set_next_round(_player(), tie=True, player_wins=True)
+    round_id = place(api, key="r-1", table=table).json()["id"]
+    Round.objects.filter(pk=round_id).update(decision_deadline=timezone.now() - timedelta(seconds=1))
+    assert rounds_decide_timed_out() == 1
+    assert Round.objects.get(pk=round_id).decision == "surrender"
+    assert len(calls_named(wallet, "debit")) == 1
+
+
+# --- credits: once, through an outage --------------------------------------------------------------
+
+
+def test_a_credit_is_retried_through_an_outage_and_pays_once(seamless, table):
+    _partner, api, wallet = seamless
+    set_next_round(_player(), tie=False, player_wins=True)
+    wallet.fail(Fault.ERROR_500, calls={"credit"}, times=None)
+    round_id = place(api, key="r-1", table=table).json()["id"]
+    credit = WalletCall.objects.get(kind="credit")
+    assert credit.status == "pending" and credit.attempts == 1
+    assert Round.objects.get(pk=round_id).status == RoundStatus.RESOLVED  # until the partner acknowledges
+    retries_due_now()
+    wallet.fail(Fault.APPLY_THEN_DROP, calls={"credit"}, times=1)  # applied, the answer lost: sent again
+    retries_due_now()
+    wallet.clear_faults()
+    retries_due_now()
+    credit.refresh_from_db()
+    assert credit.status == "acknowledged" and credit.attempts == 4
+    assert wallet.balance(player=PLAYER, currency="EUR") == 101_000  # paid once
+    assert Round.objects.get(pk=round_id).status == RoundStatus.SETTLED
+    _books_whole()
+
+
+def test_a_credit_whose_worker_died_is_sent_by_the_sweeper(seamless, table):
+    _partner, api, wallet = seamless
+    set_next_round(_player(), tie=False, player_wins=True)
+    wallet.fail(Fault.DROP, calls={"credit"}, times=1)
+    place(api, key="r-1", table=table)
+    credit = WalletCall.objects.get(kind="credit")
+    # A worker took the credit (its lease) and was killed before recording anything.
+    WalletCall.objects.filter(pk=credit.pk).update(next_attempt_at=timezone.now() + timedelta(seconds=CALL_LEASE_S))
+    assert wallet_calls_send_due() == 0  # leased: nobody else sends it meanwhile
+    assert retries_due_now() == 1  # the lease ran out: the sweeper sends it
+    assert retries_due_now() == 0
+    assert wallet.balance(player=PLAYER, currency="EUR") == 101_000
+    assert [c.status for c in calls_named(wallet, "credit")] == [None, 200]
+    assert WalletCall.objects.get(pk=credit.pk).status == "acknowledged"
+
+
+# --- 50 rounds at once, the partner's wallet affording 10 ----------------------------------------------
+
+
+def test_fifty_concurrent_rounds_against_a_balance_that_affords_ten(seamless, table):
+    partner, _api, wallet = seamless
+    wallet.set_balance(player=PLAYER, currency="EUR", amount=10_000)
+    wallet.fail(Fault.ERROR_500, calls={"credit"}, times=None)  # no payout comes back meanwhile
+
+    def work(n, client):
+        return place(PartnerClient(client, partner, SECRET), key=f"c-{n}", table=table).status_code
+
+    statuses = in_threads(50, work)
+    assert statuses.count(201) == 10, statuses
+    assert statuses.count(422) == 40, statuses
+    assert wallet.balance(player=PLAYER, currency="EUR") == 0
+    assert Round.objects.count() == 10
+    wallet.clear_faults()
+    retries_due_now()
+    credited = sum(c.amount for c in WalletCall.objects.filter(kind="credit", status="acknowledged"))
+    in_play = sum(r.main_bet + r.raise_bet for r in Round.objects.filter(status=RoundStatus.AWAITING_DECISION))
+    assert wallet.balance(player=PLAYER, currency="EUR") == credited
+    assert -_seamless_account() == 10_000 - credited  # what the partner paid in, less what it got back
+    assert Account.objects.get(kind=AccountKind.PLAYER_IN_PLAY, player=_player()).balance == in_play
+    _books_whole()
+
+
+# --- operators -------------------------------------------------------------------------------------
+
+
+def test_partner_create_with_a_wallet_url_makes_a_seamless_partner(wallet, capsys):
+    call_command("partner_create", "--name", "Wallet Casino", "--wallet-url", wallet.url + "/")
+    printed = capsys.readouterr().out
+    assert set(json.loads(printed)) == {"key", "secret"}
+    partner = Partner.objects.get(name="Wallet Casino")
+    assert partner.is_seamless and partner.wallet_url == wallet.url
+
+
+def _hash_of(path: str, body: bytes) -> str:
+    return hashlib.sha256(b"POST " + path.encode() + b"\n" + body).hexdigest()
+
+
+def _signed(partner, method: str, path: str, body: bytes) -> dict:
+    return sign(partner, SECRET, method, path, body)
+
+
+def test_debit_lease_outlives_the_wallet_timeout(settings):
+    assert DEBIT_LEASE_S > 2 * settings.WALLET_TIMEOUT_S
