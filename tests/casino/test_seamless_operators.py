@@ -22,9 +22,10 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def calls(db):
+def calls(db, fake_dns):
     """A seamless partner's day: two debits, a credit and a rollback acknowledged, a debit refused,
     a credit still pending; and a call of the day before."""
+    fake_dns["wallet.partner.example"] = "93.184.216.34"  # a public address, never called here: only saved
     partner, _ = partner_create(name="Wallet Casino", wallet_url="https://wallet.partner.example/w")
     player = make_player(username="p-w", partner=partner, external_id="ext-1")
     today = timezone.now()

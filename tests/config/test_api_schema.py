@@ -132,7 +132,7 @@ def test_the_api_serves_what_its_schema_says(case, callers):
 seamless_signer = PartnerSigner(application)
 seamless_schema = schemathesis.openapi.from_wsgi(
     "/api/schema/", seamless_signer, config=SchemathesisConfig.from_dict(CONFIG)
-).include(path_regex="^/api/v1/partner/")
+)
 
 
 @pytest.fixture
@@ -156,6 +156,8 @@ def seamless_caller(db, wallet):
 @seamless_schema.parametrize()
 @settings(deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_a_seamless_partner_gets_what_the_schema_says(case, seamless_caller):
+    if "/partner/" not in case.operation.path:
+        return  # a player's own endpoints: the first test's (the schema's filters do not reach a second schema)
     case.call_and_validate(headers={"X-Partner-Key": seamless_caller})
 
 

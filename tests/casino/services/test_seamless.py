@@ -25,10 +25,12 @@ from accounts.models import Partner, Player
 from casino.models import Round, RoundStatus, WalletCall
 from casino.services.rounds import rounds_decide_timed_out
 from casino.services.seamless import _stake_claim
-from casino.services.wallets import DEBIT_LEASE_S, wallet_debit_send
+from casino.services.wallets import CALL_LEASE_S, DEBIT_LEASE_S, wallet_calls_send_due, wallet_debit_send
 from ledger.models import Account, AccountKind, JournalEntry
 from ledger.verification import ledger_verify
-from protection.models import Exclusion, ExclusionKind
+from core.actors import Actor
+from protection.models import ExclusionKind
+from protection.services import exclusion_start
 from tests.casino.helpers import PartnerClient, set_next_round, sign
 from tests.casino.seamless import (
     BASE,
@@ -272,9 +274,7 @@ def _others_states() -> list[str]:
 
 def test_an_excluded_player_is_refused_before_any_debit(seamless, table):
     _partner, api, wallet = seamless
-    assert api.post(f"{BASE}/{PLAYER}/protection/exclusions/", {"kind": "time_out", "days": 1},
-                    HTTP_IDEMPOTENCY_KEY="x-1").status_code in (200, 201)  # fmt: skip
-    assert Exclusion.objects.filter(kind=ExclusionKind.TIME_OUT).exists()
+    exclusion_start(player=_player(), kind=ExclusionKind.TIMEOUT, days=1, actor=Actor.system("tests"))
     answer = place(api, key="r-1", table=table)
     assert answer.status_code == 422 and answer.json()["code"] == "self_excluded"
     assert not calls_named(wallet, "debit")
@@ -370,14 +370,17 @@ def test_a_credit_is_retried_through_an_outage_and_pays_once(seamless, table):
 def test_a_credit_whose_worker_died_is_sent_by_the_sweeper(seamless, table):
     _partner, api, wallet = seamless
     set_next_round(_player(), tie=False, player_wins=True)
-    wallet.fail(Fault.DROP, calls={"credit"}, times=None)
+    wallet.fail(Fault.DROP, calls={"credit"}, times=1)
     place(api, key="r-1", table=table)
-    wallet.clear_faults()
-    # A worker leased the credit and died before recording anything: its lease runs out.
-    WalletCall.objects.filter(kind="credit").update(status="pending")
-    assert retries_due_now() == 1
+    credit = WalletCall.objects.get(kind="credit")
+    # A worker took the credit (its lease) and was killed before recording anything.
+    WalletCall.objects.filter(pk=credit.pk).update(next_attempt_at=timezone.now() + timedelta(seconds=CALL_LEASE_S))
+    assert wallet_calls_send_due() == 0  # leased: nobody else sends it meanwhile
+    assert retries_due_now() == 1  # the lease ran out: the sweeper sends it
+    assert retries_due_now() == 0
     assert wallet.balance(player=PLAYER, currency="EUR") == 101_000
-    assert len([c for c in calls_named(wallet, "credit") if c.status == 200]) == 1
+    assert [c.status for c in calls_named(wallet, "credit")] == [None, 200]
+    assert WalletCall.objects.get(pk=credit.pk).status == "acknowledged"
 
 
 # --- 50 rounds at once, the partner's wallet affording 10 ----------------------------------------------
