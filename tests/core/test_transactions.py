@@ -1,10 +1,13 @@
-"""core/transactions.py: a step's savepoint, and none where the caller rolls everything back."""
+"""core/transactions.py: a step's savepoint, and none where the caller rolls everything back; a connection given back for a wait."""
+
+import types
 
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from core.transactions import atomic_step, refusals_roll_back_everything
+import core.transactions
+from core.transactions import atomic_step, connection_release_for_wait, refusals_roll_back_everything
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,3 +36,17 @@ def test_under_refusals_roll_back_everything_a_step_takes_no_savepoint():
     assert _statements_of(caller) == ["BEGIN", "SELECT", "COMMIT"]
     with pytest.raises(ValueError), transaction.atomic(), refusals_roll_back_everything(), atomic_step():
         raise ValueError("refused")  # the whole transaction rolls back, as its caller meant
+
+
+@pytest.mark.parametrize("pooled", [True, False])
+def test_a_connection_is_given_back_for_a_wait_only_to_a_pool_and_outside_a_transaction(monkeypatch, pooled):
+    closed = []
+    options = {"pool": {"max_size": 2}} if pooled else {}  # as DATABASE_POOL=true configures it, or not
+    fake = types.SimpleNamespace(in_atomic_block=True, settings_dict={"OPTIONS": options},
+                                 close=lambda: closed.append(True))  # fmt: skip
+    monkeypatch.setattr(core.transactions, "connection", fake)
+    connection_release_for_wait()
+    assert closed == []  # inside a transaction: never
+    fake.in_atomic_block = False
+    connection_release_for_wait()
+    assert closed == ([True] if pooled else [])

@@ -96,7 +96,7 @@ def terminate_app_backends() -> int:
         ).fetchone()[0]
 
 
-def test_money_holds_while_the_parts_of_the_service_fail(cluster, seamless_wallet, capsys):
+def test_money_holds_while_the_parts_of_the_service_fail(cluster, seamless_wallet, outbound_private, capsys):
     table = TableFactory(
         name="Faults EUR", min_bet=100, max_bet=10_000, bet_step=100, max_tie_bet=0, decision_timeout_s=3
     )
@@ -284,7 +284,7 @@ def test_money_holds_while_the_parts_of_the_service_fail(cluster, seamless_walle
     assert not unexpected, "\n\n".join(f"{e.name} exited {e.returncode}:\n{e.log_tail}" for e in unexpected)
 
     with capsys.disabled():
-        print(f"\n\nfault suite: {len(rounds)} rounds, {len(transfers)} transfers, {len(ledger.answers)} requests "
+        print(f"\n\nfault suite: {len(rounds)} rounds ({len(seamless_rounds)} seamless), {len(transfers)} transfers, {len(ledger.answers)} requests "
               f"({sum(a.status is None for a in ledger.answers)} without an answer, {len(server_errors)} 5xx while a "
               f"process died, {retried_keys} keys retried, {placed_during_outages} rounds placed while Redis was down)")  # fmt: skip
         for heal in heals:

@@ -26,9 +26,9 @@ from casino.models import Round, RoundStatus, WalletCall
 from casino.services.rounds import rounds_decide_timed_out
 from casino.services.seamless import _stake_claim
 from casino.services.wallets import CALL_LEASE_S, DEBIT_LEASE_S, wallet_calls_send_due, wallet_debit_send
+from core.actors import Actor
 from ledger.models import Account, AccountKind, JournalEntry
 from ledger.verification import ledger_verify
-from core.actors import Actor
 from protection.models import ExclusionKind
 from protection.services import exclusion_start
 from tests.casino.helpers import PartnerClient, set_next_round, sign
