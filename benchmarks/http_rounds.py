@@ -16,6 +16,7 @@ our rate and p99 beside the floor's and their ratios.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import os
@@ -33,8 +34,10 @@ sys.path.insert(0, str(ROOT))
 from benchmarks._support import fresh_database, pgbench_tps, require_wrk  # noqa: E402
 from benchmarks.load import partner_headers  # noqa: E402
 
-PORT = 8077
-REDIS_DB = 14
+# Another session's benchmark on the same host: its own port, Redis database and PostgreSQL database.
+PORT = int(os.environ.get("BENCH_PORT", "8077"))
+REDIS_DB = int(os.environ.get("BENCH_REDIS_DB", "14"))
+DATABASE = os.environ.get("BENCH_DATABASE", "bench_http")
 WARM_UP_S = 3
 FLOOR = ROOT.parent / "shared" / "baselines" / "minimal_bet" / "run.sh"
 # BENCH_ROOT: serve another checkout's code (e.g. an older commit, side by side) under this same load.
@@ -126,19 +129,35 @@ print(json.dumps({
 """
 
 
-def run_ours(path: str, args) -> dict:
-    url = fresh_database("bench_http", CODE)
+def run_ours(path: str, args, *, name: str | None = None, extra_env: dict | None = None,
+             setup_code: str | None = None, companion=None, during=None, checks=None) -> dict:  # fmt: skip
+    """One run of this service on `path` (token or partner). benchmarks/seamless_rounds.py runs the
+    partner path against a partner's wallet with the rest: `extra_env` for the service, `setup_code`
+    printing bench_setup's JSON, `companion(setup)` a context manager around the run yielding the
+    process it started (its pid is counted as a role), `during(env)` a context manager around the
+    measured load yielding a dict it fills with figures, `checks(env, setup, companion)` figures
+    read once everything settled."""
+    url = fresh_database(DATABASE, CODE)
     env = {
         **os.environ, "DATABASE_URL": url, "REDIS_URL": f"redis://127.0.0.1:6379/{REDIS_DB}", "DEBUG": "false",
         "SECRET_KEY": "bench-" + "x" * 50, "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "false",
         "THROTTLE_PLAYER": "10000000/min", "THROTTLE_PARTNER": "10000000/min", "LOG_LEVEL": "WARNING",
         "PYTHONPATH": str(ROOT),  # benchmarks/load.py, whichever checkout serves
+        **(extra_env or {}),
     }  # fmt: skip
     subprocess.run(["redis-cli", "-n", str(REDIS_DB), "flushdb"], check=True, capture_output=True)
-    setup = json.loads(_manage_shell(env, (
+    setup = json.loads(_manage_shell(env, setup_code or (
         "import json; from benchmarks.load import bench_setup; "
         f"print(json.dumps(bench_setup(players={args.clients}, partner_players={args.clients})))"
     )))  # fmt: skip
+    with companion(setup) if companion else contextlib.nullcontext() as extra:
+        figures = _serve_and_load(path, args, env, setup, extra, during)
+        if checks:
+            figures |= checks(env, setup, extra)
+    return {"service": name or f"casino_war:{path}", **figures}
+
+
+def _serve_and_load(path: str, args, env: dict, setup: dict, extra, during) -> dict:
     schedule = Path(tempfile.mkdtemp(prefix="bench-beat-")) / "schedule"
     nice = ["nice", "-n", str(args.web_nice)] if args.web_nice else []
     processes = [
@@ -170,9 +189,12 @@ def run_ours(path: str, args) -> dict:
             warm_env, run_env = _signed_requests(setup, args, WARM_UP_S), _signed_requests(setup, args, args.seconds)
         _wrk(script, warm_env, args.clients, WARM_UP_S)
         roots = {"gunicorn": processes[0].pid, "celery worker": processes[1].pid, "celery beat": processes[2].pid}
-        before = _cpu_by_role(roots, "bench_http")
-        run = _wrk(script, run_env, args.clients, args.seconds)
-        after_cpu = _cpu_by_role(roots, "bench_http")
+        if getattr(extra, "pid", None):
+            roots["partner wallet"] = extra.pid
+        before = _cpu_by_role(roots, DATABASE)
+        with during(env) if during else contextlib.nullcontext({}) as sampled:
+            run = _wrk(script, run_env, args.clients, args.seconds)
+        after_cpu = _cpu_by_role(roots, DATABASE)
         # Ties wait out their decision time (1 s), then the backlog settles; the lag is read from
         # the rounds' own times, so waiting here changes no figure.
         for _ in range(120):
@@ -192,8 +214,7 @@ def run_ours(path: str, args) -> dict:
     rounds_run = run["rate"] * args.seconds
     cpu = {role: round((after_cpu.get(role, 0.0) - before.get(role, 0.0)) * 1000 / rounds_run, 2)
            for role in sorted(set(after_cpu) | set(before))}  # fmt: skip
-    return {"service": f"casino_war:{path}", **run, **after, "ledger_verifies": verify.returncode == 0,
-            "cpu_ms_per_round": cpu}  # fmt: skip
+    return {**run, **sampled, **after, "ledger_verifies": verify.returncode == 0, "cpu_ms_per_round": cpu}
 
 
 def _signed_requests(setup: dict, args, seconds: float) -> dict:
@@ -223,18 +244,24 @@ def run_floor(args) -> dict:
             "p99_ms": figures["p99_ms"], "non_2xx": figures["non2xx"], "money_conserved": figures["money_conserved"]}  # fmt: skip
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def arguments(description: str) -> argparse.ArgumentParser:
+    """The options of a run of the stack (shared with benchmarks/seamless_rounds.py)."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--passes", type=int, default=2)
-    parser.add_argument("--paths", default="token,partner")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (ours and the floor's)")
     parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker (ours and the floor's)")
     parser.add_argument("--worker-concurrency", type=int, default=2, help="Celery worker processes")
     parser.add_argument("--web-nice", type=int, default=0, help="niceness of the web servers (0: not niced)")
     parser.add_argument("--max-rate-per-client", type=float, default=150,
                         help="partner path: requests signed in advance per client and second")  # fmt: skip
+    return parser
+
+
+def main() -> None:
+    parser = arguments(__doc__)
+    parser.add_argument("--paths", default="token,partner")
     parser.add_argument("--floor", default=str(FLOOR), help="the floor's run.sh (default: ../shared beside the checkout)")
     parser.add_argument("--no-floor", action="store_true", help="skip the floor (no ../shared here)")
     parser.add_argument("--pgbench", action="store_true", help="also pgbench tpcb-like TPS, after each pass")

@@ -11,8 +11,9 @@ import time
 FUNDS = 10**12
 
 
-def bench_setup(*, players: int, partner_players: int, decision_timeout_s: int = 1) -> dict:
-    """Run inside a configured Django (django.setup() done): everything a benchmark needs."""
+def bench_setup(*, players: int, partner_players: int, decision_timeout_s: int = 1, wallet_url: str = "") -> dict:
+    """Run inside a configured Django (django.setup() done): everything a benchmark needs. With
+    `wallet_url` the partner is a seamless one: its players' money is in that wallet, none moves in."""
     from accounts.models import TransferDirection
     from accounts.partners import partner_player_upsert, partner_transfer
     from accounts.services import partner_create, player_create
@@ -36,13 +37,14 @@ def bench_setup(*, players: int, partner_players: int, decision_timeout_s: int =
         player = player_create(username=f"bench{n}", password=None)
         wallet_deposit(player=player, amount=FUNDS, idempotency_key=f"fund{n}", actor=Actor.system("bench"))
         tokens.append(token_issue(user=player.user))
-    partner, secret = partner_create(name="Bench partner")
+    partner, secret = partner_create(name="Bench partner", **({"wallet_url": wallet_url} if wallet_url else {}))
     external_ids = []
     for n in range(partner_players):
         external_id = f"bench-p{n}"
         player, _ = partner_player_upsert(partner=partner, external_id=external_id, currency="EUR")
-        partner_transfer(partner=partner, player=player, direction=TransferDirection.IN, amount=FUNDS,
-                         reference=f"fund-{external_id}")  # fmt: skip
+        if not wallet_url:
+            partner_transfer(partner=partner, player=player, direction=TransferDirection.IN, amount=FUNDS,
+                             reference=f"fund-{external_id}")  # fmt: skip
         external_ids.append(external_id)
     return {"table": str(table.pk), "tokens": tokens, "partner_key": partner.key_id, "partner_secret": secret,
             "external_ids": external_ids}  # fmt: skip
