@@ -42,7 +42,10 @@ NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 # One pool per (address, port, name): connections are kept alive between calls to the same
 # partner, and a pool is only ever for the address that was checked for that name.
-_pools = urllib3.PoolManager(num_pools=64, maxsize=4, retries=False)
+# As many kept connections per pool as a process has threads calling at once (gunicorn's 8, with
+# room): with fewer, urllib3 discards the extra ones ("Connection pool is full") and every call
+# beyond them opens a new connection.
+_pools = urllib3.PoolManager(num_pools=64, maxsize=16, retries=False)
 
 
 class OutboundRefused(Exception):

@@ -39,6 +39,9 @@ from core.transactions import connection_release_for_wait
 logger = logging.getLogger(__name__)
 MAX_BACKOFF_S = 30  # API.md: never more than 30 s between two attempts
 CALL_LEASE_S = 30  # a credit or rollback being attempted is not picked up again for this long
+# A call is due a little before its time: the hosts' clocks differ slightly, and the task made for
+# a new call should not wait for the sweeper because the worker's clock is behind the web host's.
+CLOCK_MARGIN = timedelta(seconds=1)
 # A debit's request holds it this long: far past the wallet's timeout. A debit still pending after
 # that lost its request (a killed process): the sweeper gives it up and rolls it back.
 DEBIT_LEASE_S = 30
@@ -231,7 +234,10 @@ def wallet_call_enqueue(call_id) -> None:
 
 
 def wallet_call_send(*, call_id) -> bool:
-    """One attempt of a credit or a rollback. True once the partner has acknowledged it (now or before)."""
+    """One attempt of a credit or a rollback, if it is due. True once the partner has acknowledged
+    it (now or before). A call another sender is attempting right now is leased (its next attempt
+    set past the wallet's timeout), so it is not due: the task made for it and the sweeper never
+    both send it."""
     with transaction.atomic():
         call = (
             WalletCall.objects.select_for_update(skip_locked=True, of=("self",))
@@ -244,6 +250,8 @@ def wallet_call_send(*, call_id) -> bool:
             return False
         if call.status != Status.PENDING:
             return call.status == Status.ACKNOWLEDGED
+        if call.next_attempt_at > timezone.now() + CLOCK_MARGIN:
+            return False  # leased by another sender, or backing off: the sweeper attempts it when due
         # Leased: the HTTP call happens outside any transaction and no other worker takes it meanwhile.
         call.next_attempt_at = timezone.now() + timedelta(seconds=CALL_LEASE_S)
         call.save(update_fields=["next_attempt_at"])

@@ -25,7 +25,13 @@ from accounts.models import Partner, Player
 from casino.models import Round, RoundStatus, WalletCall
 from casino.services.rounds import rounds_decide_timed_out
 from casino.services.seamless import _stake_claim
-from casino.services.wallets import CALL_LEASE_S, DEBIT_LEASE_S, wallet_calls_send_due, wallet_debit_send
+from casino.services.wallets import (
+    CALL_LEASE_S,
+    DEBIT_LEASE_S,
+    wallet_call_send,
+    wallet_calls_send_due,
+    wallet_debit_send,
+)
 from core.actors import Actor
 from ledger.models import Account, AccountKind, JournalEntry
 from ledger.verification import ledger_verify
@@ -381,6 +387,25 @@ def test_a_credit_whose_worker_died_is_sent_by_the_sweeper(seamless, table):
     assert wallet.balance(player=PLAYER, currency="EUR") == 101_000
     assert [c.status for c in calls_named(wallet, "credit")] == [None, 200]
     assert WalletCall.objects.get(pk=credit.pk).status == "acknowledged"
+
+
+def test_the_task_of_a_credit_another_sender_holds_sends_nothing(seamless, table):
+    """The credit's task and the sweeper both hold its id: whichever comes second while the other
+    is attempting it (its lease) or while it backs off sends nothing."""
+    _partner, api, wallet = seamless
+    set_next_round(_player(), tie=False, player_wins=True)
+    wallet.fail(Fault.ERROR_500, calls={"credit"}, times=1)
+    place(api, key="r-1", table=table)
+    credit = WalletCall.objects.get(kind="credit")
+    assert credit.status == "pending" and len(calls_named(wallet, "credit")) == 1
+    assert wallet_call_send(call_id=credit.pk) is False  # backing off after the 500
+    WalletCall.objects.filter(pk=credit.pk).update(next_attempt_at=timezone.now() + timedelta(seconds=CALL_LEASE_S))
+    assert wallet_call_send(call_id=credit.pk) is False  # leased by another sender
+    assert len(calls_named(wallet, "credit")) == 1
+    WalletCall.objects.filter(pk=credit.pk).update(next_attempt_at=timezone.now())
+    assert wallet_call_send(call_id=credit.pk) is True
+    assert [c.status for c in calls_named(wallet, "credit")] == [500, 200]
+    assert wallet.balance(player=PLAYER, currency="EUR") == 101_000
 
 
 # --- 50 rounds at once, the partner's wallet affording 10 ----------------------------------------------
