@@ -31,6 +31,7 @@ ACCOUNTS_OF_PLAYER = f"{_ACCOUNTS} WHERE player_id = %s AND currency = %s"
 SYSTEM_ACCOUNT = (
     f"{_ACCOUNTS} WHERE kind = %s AND currency = %s AND shard = %s AND player_id IS NULL AND partner_id IS NULL"
 )
+PARTNER_ACCOUNT = f"{_ACCOUNTS} WHERE kind = %s AND currency = %s AND shard = %s AND partner_id = %s"
 POST_ENTRY = "SELECT entry_id, outcome FROM ledger_post_entry(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 # What ledger_post_entry answers for a key: a new entry, the same one again, or another content.
 POSTED, REPLAYED, CONFLICT = "posted", "replayed", "conflict"
@@ -77,6 +78,12 @@ def accounts_of_player(*, player_id: int, currency: str) -> list[Account]:
 def system_account(*, kind: str, currency: str, shard: int) -> Account | None:
     """A house or outside-world account: owned by no player or partner."""
     found = _accounts(SYSTEM_ACCOUNT, [kind, currency, shard])
+    return found[0] if found else None
+
+
+def partner_account(*, kind: str, currency: str, shard: int, partner_id: int) -> Account | None:
+    """A partner's account (a shard of its seamless account, on every seamless round's path)."""
+    found = _accounts(PARTNER_ACCOUNT, [kind, currency, shard, partner_id])
     return found[0] if found else None
 
 

@@ -134,7 +134,8 @@ def wallet_call_record(call: WalletCall, answer: OutboundAnswer, *, status: str 
         audit_record(actor_type="system", actor_id="seamless_wallet", action=f"wallet_call.{status}",
                      obj_type="wallet_call", obj_id=call.transaction_id, kind=call.kind, amount=call.amount,
                      status_code=answer.status_code)  # fmt: skip
-    call.save()
+    call.save(update_fields=["attempts", "last_status_code", "last_error", "last_answer", "latency_ms",
+                             "partner_balance", "status", "answered_at"])  # fmt: skip
 
 
 def wallet_debit_create(

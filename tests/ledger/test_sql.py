@@ -4,9 +4,10 @@ import psycopg
 import pytest
 from django.db import DatabaseError, connection, transaction
 
+from accounts.services import partner_create
 from ledger import sql
 from ledger.models import Account, AccountKind, EntrySeal, JournalEntry, Posting
-from ledger.services import house_account, player_accounts_open
+from ledger.services import house_account, partner_seamless_account_open, player_accounts_open
 from tests.factories import make_player
 
 pytestmark = pytest.mark.django_db
@@ -37,6 +38,17 @@ def test_system_account_finds_a_shard_owned_by_no_one():
     found = sql.system_account(kind="house", currency="EUR", shard=shard.shard)
     assert (found.pk, found.kind, found.player_id, found.partner_id) == (shard.pk, "house", None, None)
     assert sql.system_account(kind="house", currency="GBP", shard=shard.shard) is None
+
+
+def test_partner_account_finds_the_shard_of_that_partner_only():
+    (seamless, _), (other, _) = partner_create(name="Seamless"), partner_create(name="Other")
+    player = make_player()
+    opened = partner_seamless_account_open(partner=seamless, player=player)
+    found = sql.partner_account(kind="partner_seamless", currency="EUR", shard=opened.shard, partner_id=seamless.pk)
+    assert (found.pk, found.kind, found.partner_id, found.player_id) == (opened.pk, "partner_seamless", seamless.pk, None)
+    assert sql.partner_account(kind="partner_seamless", currency="EUR", shard=opened.shard, partner_id=other.pk) is None
+    assert sql.partner_account(kind="partner_seamless", currency="USD", shard=opened.shard, partner_id=seamless.pk) is None
+    assert partner_seamless_account_open(partner=seamless, player=player).pk == opened.pk  # found, not opened again
 
 
 def test_post_entry_writes_the_entry_its_balances_and_postings_once_per_key():
