@@ -3,6 +3,7 @@ import re
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.db import models
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -36,6 +37,8 @@ class PartnerAdmin(admin.ModelAdmin):
     # The wallet mode is chosen when the partner is made: switching it would strand the money of
     # its players on one side or the other.
     readonly_fields = ("key_id", "mode", "wallet_url", "wallet_calls", "created_at")
+    # A webhook URL typed without a scheme is an https one (Django 6's default, stated now).
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
     @admin.display(description="wallet")
     def mode(self, obj):
