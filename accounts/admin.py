@@ -14,7 +14,7 @@ from accounts.identity import (
     player_identity_change_reject,
 )
 from accounts.models import IdentityChangeStatus, Partner, Player, PlayerIdentityChange, User
-from core.admin_base import html_table, short_id
+from core.admin_base import MakerCheckerAdmin, html_table, short_id
 from core.errors import ServiceError
 from ledger.admin import LINES_SHOWN, account_lines_html
 from ledger.admin_money import money_text
@@ -181,9 +181,11 @@ class IdentityChangeForm(forms.ModelForm):
 
 
 @admin.register(PlayerIdentityChange)
-class PlayerIdentityChangeAdmin(admin.ModelAdmin):
+class PlayerIdentityChangeAdmin(MakerCheckerAdmin):
     """Proposed here (the form starts from the player's identity), approved or rejected by another
     staff member with the list's actions; nothing proposed is ever edited or deleted."""
+
+    proposed_status = IdentityChangeStatus.PROPOSED
 
     form = IdentityChangeForm
     list_display = ("id", "player", "before", "after", "reason", "status", "proposed_by", "decided_by", "decided_at")
@@ -224,15 +226,6 @@ class PlayerIdentityChangeAdmin(admin.ModelAdmin):
             self.message_user(request, exc.detail, messages.ERROR)
             return
         obj.pk = created.pk
-
-    def _decide(self, request, queryset, decide, verb):
-        for change in queryset.filter(status=IdentityChangeStatus.PROPOSED):
-            try:
-                decide(change, request.user)
-            except ServiceError as exc:
-                self.message_user(request, f"#{change.pk}: {exc.detail}", messages.ERROR)
-            else:
-                self.message_user(request, f"#{change.pk} {verb}.", messages.SUCCESS)
 
     @admin.action(description="Approve and apply the selected identity changes", permissions=["change"])
     def approve_selected(self, request, queryset):

@@ -1,7 +1,10 @@
-"""What every app's admin shares: read-only model admins, small tables and short ids."""
+"""What every app's admin shares: read-only model admins, maker-checker actions, small tables and
+short ids."""
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.utils.html import format_html, format_html_join
+
+from core.errors import ServiceError
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -15,6 +18,23 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class MakerCheckerAdmin(admin.ModelAdmin):
+    """Requests one staff member proposes and another decides (adjustments, identity changes):
+    the list's actions decide the selected proposals that are still open, one by one, each
+    refusal (the maker deciding their own, say) reported beside the others' outcomes."""
+
+    proposed_status: str  # the model's status of an open proposal
+
+    def _decide(self, request, queryset, decide, verb):
+        for proposal in queryset.filter(status=self.proposed_status):
+            try:
+                decide(proposal, request.user)
+            except ServiceError as exc:
+                self.message_user(request, f"#{proposal.pk}: {exc.detail}", messages.ERROR)
+            else:
+                self.message_user(request, f"#{proposal.pk} {verb}.", messages.SUCCESS)
 
 
 def html_table(headers, rows, *, empty: str = "none"):

@@ -12,6 +12,7 @@ import functools
 import logging
 from collections.abc import Callable
 
+from celery import current_app
 from django.db import transaction
 
 logger = logging.getLogger(__name__)
@@ -30,3 +31,16 @@ def _run(side_effect: Callable[[], object], what: str) -> None:
     except Exception:
         failures += 1
         logger.exception("after commit: %s failed; its sweeper will catch up", what)
+
+
+def task_enqueue(task_name: str, object_id, *, attempt_now: Callable[[], object], what: str) -> None:
+    """Ask a worker for the task `task_name` on `object_id` (an outbox row: a webhook delivery, a
+    wallet call); without a broker (eager), `attempt_now` in this process. A failed publish is
+    logged, never raised: the row's sweeper attempts it."""
+    if current_app.conf.task_always_eager:
+        attempt_now()
+        return
+    try:
+        current_app.send_task(task_name, args=[str(object_id)])
+    except Exception:
+        logger.warning("could not queue %s; its sweeper will attempt it", what, exc_info=True)

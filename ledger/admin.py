@@ -14,7 +14,7 @@ from django.http import Http404, StreamingHttpResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from core.admin_base import ReadOnlyAdmin, html_table, short_id
+from core.admin_base import MakerCheckerAdmin, ReadOnlyAdmin, html_table, short_id
 from core.errors import ServiceError
 from ledger.admin_money import MoneyField, money_column, money_text
 from ledger.models import (
@@ -220,7 +220,8 @@ class AdjustmentForm(forms.ModelForm):
 
 
 @admin.register(Adjustment)
-class AdjustmentAdmin(admin.ModelAdmin):
+class AdjustmentAdmin(MakerCheckerAdmin):
+    proposed_status = AdjustmentStatus.PROPOSED
     list_display = (
         "id",
         "player",
@@ -265,15 +266,6 @@ class AdjustmentAdmin(admin.ModelAdmin):
             self.message_user(request, exc.detail, messages.ERROR)
             return
         obj.pk = created.pk
-
-    def _decide(self, request, queryset, decide, verb):
-        for adjustment in queryset.filter(status=AdjustmentStatus.PROPOSED):
-            try:
-                decide(adjustment, request.user)
-            except ServiceError as exc:
-                self.message_user(request, f"#{adjustment.pk}: {exc.detail}", messages.ERROR)
-            else:
-                self.message_user(request, f"#{adjustment.pk} {verb}.", messages.SUCCESS)
 
     @admin.action(description="Approve and post the selected adjustments", permissions=["change"])
     def approve_selected(self, request, queryset):

@@ -21,7 +21,6 @@ import secrets
 import uuid
 from datetime import timedelta
 
-from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -30,7 +29,7 @@ from django.utils.translation import gettext
 from casino.models import Round, RoundStatus, WalletCall, WalletCallAttempt, WalletCallKind, WalletCallPurpose
 from casino.models import WalletCallStatus as Status
 from casino.services.webhooks import webhook_create_for_round
-from core.after_commit import after_commit
+from core.after_commit import after_commit, task_enqueue
 from core.audit import audit_record
 from core.errors import WalletUnavailable
 from core.outbound import CONNECT_TIMEOUT_S, OutboundAnswer, outbound_post
@@ -225,13 +224,8 @@ def wallet_credit_create(*, round_: Round) -> WalletCall:
 
 
 def wallet_call_enqueue(call_id) -> None:
-    if current_app.conf.task_always_eager:  # no broker: attempt it now, in this process
-        wallet_call_send(call_id=call_id)
-        return
-    try:
-        current_app.send_task(SEND_WALLET_CALL_TASK, args=[str(call_id)])
-    except Exception:
-        logger.warning("could not queue wallet call %s; the sweeper will send it", call_id, exc_info=True)
+    task_enqueue(SEND_WALLET_CALL_TASK, call_id, attempt_now=lambda: wallet_call_send(call_id=call_id),
+                 what=f"wallet call {call_id}")  # fmt: skip
 
 
 def wallet_call_send(*, call_id) -> bool:

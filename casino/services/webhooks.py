@@ -10,19 +10,16 @@ from __future__ import annotations
 
 import functools
 import json
-import logging
 from datetime import timedelta
 
-from celery import current_app
 from django.db import transaction
 from django.utils import timezone
 
 from casino.models import Round, WebhookAttempt, WebhookDelivery
 from casino.selectors import round_representation
-from core.after_commit import after_commit
+from core.after_commit import after_commit, task_enqueue
 from core.outbound import outbound_post
 
-logger = logging.getLogger(__name__)
 LEASE_S = 60  # a delivery being attempted is not picked up again for this long
 MAX_BACKOFF_S = 3600
 DELIVER_WEBHOOK_TASK = "casino.deliver_webhook"  # casino/tasks.py: asked for by name, never imported here
@@ -45,13 +42,8 @@ def webhook_create_for_round(round_: Round) -> WebhookDelivery | None:
 
 
 def webhook_enqueue(delivery_id) -> None:
-    if current_app.conf.task_always_eager:  # no broker: attempt it now, in this process
-        webhook_deliver(delivery_id=delivery_id)
-        return
-    try:
-        current_app.send_task(DELIVER_WEBHOOK_TASK, args=[str(delivery_id)])
-    except Exception:
-        logger.warning("could not queue webhook %s; the sweeper will deliver it", delivery_id, exc_info=True)
+    task_enqueue(DELIVER_WEBHOOK_TASK, delivery_id, attempt_now=lambda: webhook_deliver(delivery_id=delivery_id),
+                 what=f"webhook {delivery_id}")  # fmt: skip
 
 
 def webhook_deliver(*, delivery_id) -> bool:
