@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from accounts import sql
+from accounts.auth_cache import auth_read, auth_remembered, partner_name, partner_player_name
 from accounts.models import Partner, PartnerNonce, Player, Transfer, TransferDirection
 from accounts.services import player_create
 from core.actors import Actor, ActorType
@@ -58,7 +59,7 @@ def partner_authenticate(
         raise SignatureInvalid(gettext("X-Signature is 64 hexadecimal digits"))
     if abs(time.time() - int(timestamp)) > CLOCK_SKEW_S:
         raise SignatureInvalid(gettext("X-Timestamp is more than 300 seconds away from the server's clock"))
-    found = sql.partner_and_player(key_id=key_id, external_id=external_id)
+    found = _partner_and_player(key_id, external_id)
     partner, player = found if found is not None else (None, None)
     expected = request_signature(
         secret=partner.secret if partner else "no-such-partner", timestamp=timestamp, nonce=nonce,
@@ -69,6 +70,23 @@ def partner_authenticate(
     if not _nonce_first_use(partner, nonce):
         raise SignatureInvalid(gettext("this nonce was already used"))
     return SignedCall(partner, player)
+
+
+def _partner_and_player(key_id: str, external_id: str | None) -> tuple[Partner, Player | None] | None:
+    """The partner and its player, as `sql.partner_and_player` reads them, remembered for a few
+    seconds (accounts/auth_cache.py): until then, one Redis round trip checks that neither changed.
+    A player that does not exist is remembered so too: creating it forgets that."""
+    if external_id is not None and not EXTERNAL_ID_PATTERN.match(external_id):
+        return sql.partner_and_player(key_id=key_id, external_id=external_id)  # no such player; not remembered
+    names = [partner_name(key_id), partner_player_name(key_id, external_id or "")]
+    key = "\n".join(names)
+    row = auth_remembered(key, names)
+    if row is None:
+        row = auth_read(key, names, read=lambda: sql.partner_and_player_row(key_id=key_id, external_id=external_id),
+                        value=lambda row: row)  # fmt: skip
+        if row is None:
+            return None
+    return sql.partner_and_player_from_row(row)
 
 
 NONCE_KEEP_S = 2 * CLOCK_SKEW_S + 60  # a nonce older than this comes with a stale timestamp anyway

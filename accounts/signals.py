@@ -1,6 +1,7 @@
 """Staff sign-ins, failed sign-ins and permission changes go to the audit log; a password change
-and an exclusion end the player's API tokens; partners' nonces go back into Redis when it
-recovers from an outage.
+and an exclusion end the player's API tokens; a saved user, player or partner is forgotten by
+whatever authentication remembers of it; partners' nonces go back into Redis when it recovers from
+an outage.
 
 Django (and player protection, a layer below) announce these only through signals, so the
 receivers are thin: each records one event through `core.audit.audit_record`, or calls one
@@ -14,10 +15,17 @@ import logging
 from django.contrib.auth.models import Group
 from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.core.cache import caches
-from django.db.models.signals import m2m_changed, post_save, pre_save
+from django.db.models.signals import m2m_changed, post_delete, post_save, pre_save
 from django.dispatch import receiver
 
-from accounts.models import User
+from accounts.auth_cache import (
+    auth_forget_everything,
+    auth_forget_with_commit,
+    partner_name,
+    partner_player_name,
+    token_name,
+)
+from accounts.models import ApiToken, Partner, Player, User
 from accounts.partners import partner_nonces_to_cache
 from accounts.tokens import tokens_revoke
 from core.actors import Actor
@@ -103,3 +111,59 @@ def end_tokens_after_password_change(sender, instance, **kwargs):
 @receiver(exclusion_started)
 def end_tokens_of_excluded_player(sender, player, actor, **kwargs):
     tokens_revoke(user=player.user, actor=actor, reason="excluded")
+
+
+# --- What authentication remembers (accounts/auth_cache.py) goes out of date with what it read ---
+
+
+def _names_of_user(user_id: int) -> list[str]:
+    names = [token_name(digest) for digest in ApiToken.objects.filter(user_id=user_id).values_list("pk", flat=True)]
+    partner_player = Player.objects.filter(user_id=user_id, partner__isnull=False).values_list(
+        "partner__key_id", "external_id").first()  # fmt: skip
+    if partner_player is not None:
+        names.append(partner_player_name(*partner_player))
+    return names
+
+
+@receiver(post_save, sender=User)
+def forget_saved_user(sender, instance, created=False, **kwargs):
+    if not created:
+        auth_forget_with_commit(_names_of_user(instance.pk), what=f"user {instance.pk}")
+
+
+@receiver(pre_save, sender=Player)
+def notice_partner_player_identity(sender, instance, **kwargs):
+    """A player's partner or external id may change (accounts/identity.py): the old one is forgotten too."""
+    instance._auth_names_before = _names_of_user(instance.user_id) if instance.pk is not None else []
+
+
+@receiver(post_save, sender=Player)
+@receiver(post_delete, sender=Player)
+def forget_saved_player(sender, instance, **kwargs):
+    names = set(getattr(instance, "_auth_names_before", [])) | set(_names_of_user(instance.user_id))
+    if instance.partner_id is not None:  # a new player: what was remembered is that it did not exist
+        names.add(partner_player_name(Partner.objects.values_list("key_id", flat=True).get(pk=instance.partner_id),
+                                      instance.external_id))  # fmt: skip
+    auth_forget_with_commit(sorted(names), what=f"player {instance.pk}")
+
+
+@receiver(pre_save, sender=Partner)
+def notice_partner_key(sender, instance, **kwargs):
+    instance._key_id_before = (
+        Partner.objects.filter(pk=instance.pk).values_list("key_id", flat=True).first() if instance.pk else None
+    )
+
+
+@receiver(post_save, sender=Partner)
+@receiver(post_delete, sender=Partner)
+def forget_saved_partner(sender, instance, **kwargs):
+    names = {partner_name(instance.key_id)}
+    if getattr(instance, "_key_id_before", None):
+        names.add(partner_name(instance._key_id_before))
+    auth_forget_with_commit(sorted(names), what=f"partner {instance.pk}")
+
+
+@receiver(cache_recovered)
+def forget_everything_remembered(sender, cache, **kwargs):
+    """A version change may have failed during the outage: this process starts afresh."""
+    auth_forget_everything()

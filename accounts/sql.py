@@ -25,11 +25,19 @@ def _token_user_player_sql() -> str:
 def token_user_player(*, digest: str) -> tuple[ApiToken, User, Player | None] | None:
     """The token of this digest, its user and the user's player (None for a user who is not a
     player), related to each other as select_related would: `token.user.player` reads nothing more."""
+    row = token_user_player_row(digest=digest)
+    return None if row is None else token_user_player_from_row(row)
+
+
+def token_user_player_row(*, digest: str) -> tuple | None:
+    """The row `token_user_player` makes its instances from (what accounts/auth_cache.py keeps)."""
     with connection.cursor() as cursor:
         cursor.execute(_token_user_player_sql(), [digest])
-        row = cursor.fetchone()
-    if row is None:
-        return None
+        return cursor.fetchone()
+
+
+def token_user_player_from_row(row: tuple) -> tuple[ApiToken, User, Player | None]:
+    """New instances from a row of `token_user_player_row`, each time: nothing is shared between requests."""
     token, user, player = instances_from_row(row, (ApiToken, User, Player))
     ApiToken.user.field.set_cached_value(token, user)
     if player is not None:
@@ -52,11 +60,19 @@ def _partner_player_sql() -> str:
 def partner_and_player(*, key_id: str, external_id: str | None) -> tuple[Partner, Player | None] | None:
     """The active partner of `key_id` and its player `external_id` (with its user), if both exist;
     (partner, None) without such a player; None without such a partner."""
+    row = partner_and_player_row(key_id=key_id, external_id=external_id)
+    return None if row is None else partner_and_player_from_row(row)
+
+
+def partner_and_player_row(*, key_id: str, external_id: str | None) -> tuple | None:
+    """The row `partner_and_player` makes its instances from (what accounts/auth_cache.py keeps)."""
     with connection.cursor() as cursor:
         cursor.execute(_partner_player_sql(), [external_id or "", key_id])
-        row = cursor.fetchone()
-    if row is None:
-        return None
+        return cursor.fetchone()
+
+
+def partner_and_player_from_row(row: tuple) -> tuple[Partner, Player | None]:
+    """New instances from a row of `partner_and_player_row`, each time."""
     partner, player, user = instances_from_row(row, (Partner, Player, User))
     if player is not None:
         Player.user.field.set_cached_value(player, user)

@@ -19,6 +19,7 @@ from django.db import connection
 
 from accounts.models import Player
 from casino.models import Round, SeedPair, Table
+from core import sql as core_sql
 from core.rows import instances_from_row, row_json, select_list
 
 # SQLSTATEs raised by the round functions.
@@ -27,15 +28,23 @@ NOT_AWAITING_DECISION = "CSN02"
 
 
 @functools.cache
-def _round_open_sql() -> str:
+def _round_open_sql(gate: str = "") -> str:
     return (
         f"SELECT {select_list(SeedPair, 'sp')}, {select_list(Table, 't')}, g.excluded, g.limits, a.wallet_id,"
         " a.in_play_id"
         f" FROM {SeedPair._meta.db_table} sp JOIN {Table._meta.db_table} t ON t.id = %s"
         " CROSS JOIN protection_stake_guards(sp.player_id, %s, %s) AS g"
         " CROSS JOIN ledger_player_accounts(sp.player_id, %s) AS a"
-        " WHERE sp.player_id = %s AND sp.active FOR UPDATE OF sp"
+        f" WHERE sp.player_id = %s AND sp.active{gate} FOR UPDATE OF sp"
     )
+
+
+def _opened(row):
+    if row is None or row[0] is None:  # no active pair or no such table (the claim's outer join: all NULL)
+        return None
+    pair, table = instances_from_row(row[:-4], (SeedPair, Table))
+    excluded, limits, wallet_id, in_play_id = row[-4:]
+    return pair, table, excluded, json.loads(limits), wallet_id, in_play_id  # jsonb comes as text in Django
 
 
 def round_open(*, player_id: int, currency: str, table_id: int, guard_kinds: list[str], at: datetime):
@@ -46,12 +55,32 @@ def round_open(*, player_id: int, currency: str, table_id: int, guard_kinds: lis
     wallet id, in-play id), or None when the player has no active pair or the table does not exist."""
     with connection.cursor() as cursor:
         cursor.execute(_round_open_sql(), [table_id, guard_kinds, at, currency, player_id])
+        return _opened(cursor.fetchone())
+
+
+@functools.cache
+def _round_open_claiming_sql() -> str:
+    # The round is opened (and the pair locked) only if the claim took the key and found no
+    # response: a retry or a concurrent twin does not wait for the player's pair.
+    opened = _round_open_sql(gate=" AND claim.free AND claim.request_hash IS NULL")
+    return (
+        f"SELECT {core_sql.IDEMPOTENCY_CLAIM_COLUMNS}, o.* FROM {core_sql.IDEMPOTENCY_CLAIM_FROM}"
+        f" LEFT JOIN LATERAL ({opened}) AS o ON true"
+    )
+
+
+CLAIM_COLUMNS = 5
+
+
+def round_open_claiming(*, claim: list, player_id: int, currency: str, table_id: int, guard_kinds: list[str],
+                        at: datetime) -> tuple[tuple, tuple | None]:  # fmt: skip
+    """`round_open` and the request's idempotency claim in one statement (`claim`: the parameters
+    of core.sql's claim): (the claim's columns, what `round_open` returns). The round is opened
+    only if this request took the key and no response is stored for it."""
+    with connection.cursor() as cursor:
+        cursor.execute(_round_open_claiming_sql(), [*claim, table_id, guard_kinds, at, currency, player_id])
         row = cursor.fetchone()
-    if row is None:
-        return None
-    pair, table = instances_from_row(row[:-4], (SeedPair, Table))
-    excluded, limits, wallet_id, in_play_id = row[-4:]
-    return pair, table, excluded, json.loads(limits), wallet_id, in_play_id  # jsonb comes as text in Django
+    return row[:CLAIM_COLUMNS], _opened(row[CLAIM_COLUMNS:])
 
 
 @functools.cache
@@ -83,17 +112,22 @@ def round_for_decision(*, round_id: uuid.UUID, player_id: int | None = None, sta
 
 
 ROUND_PLACE = "SELECT casino_round_place(%s::jsonb, %s::jsonb, %s, %s, %s, %s, %s)"
+ROUND_PLACE_STORING = f"{ROUND_PLACE}, {core_sql.IDEMPOTENCY_STORE_CALL}"
 
 
 def round_place(*, round_: Round, audit: dict, stake_key: str, stake_reason: str, wallet_id: int, in_play_id: int,
-                stake: int) -> None:  # fmt: skip
-    """Write a dealt round: its nonce counted, the round, its audit event, its stake posted. Raises a
-    DatabaseError with SQLSTATE NONCE_TAKEN, or the ledger's INSUFFICIENT_FUNDS, having written nothing."""
+                stake: int, store: list | None = None) -> bool | None:  # fmt: skip
+    """Write a dealt round: its nonce counted, the round, its audit event, its stake posted; with
+    `store` (the parameters of core.sql's store), the request's response stored in the same
+    statement, and whether it was (False: a response was stored already). Raises a DatabaseError
+    with SQLSTATE NONCE_TAKEN, or the ledger's INSUFFICIENT_FUNDS, having written nothing."""
+    params = [json.dumps(row_json(round_)), json.dumps(audit), stake_key, stake_reason, wallet_id, in_play_id, stake]
     with connection.cursor() as cursor:
-        cursor.execute(
-            ROUND_PLACE,
-            [json.dumps(row_json(round_)), json.dumps(audit), stake_key, stake_reason, wallet_id, in_play_id, stake],
-        )
+        if store is None:
+            cursor.execute(ROUND_PLACE, params)
+            return None
+        cursor.execute(ROUND_PLACE_STORING, [*params, *store])
+        return bool(cursor.fetchone()[1])
 
 
 ROUND_DECIDE = "SELECT casino_round_decide(%s::jsonb, %s::jsonb, %s, %s, %s)"

@@ -21,6 +21,7 @@ cache on every API request. A `redis.Redis` over a connection pool is safe to sh
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 import time
 from datetime import UTC, datetime
@@ -38,6 +39,7 @@ logger = logging.getLogger(__name__)
 SOCKET_CONNECT_TIMEOUT_S = 0.5
 SOCKET_TIMEOUT_S = 0.5
 CIRCUIT_OPEN_S = 3.0
+VERSION_KEEP_S = 86_400  # a version key unused this long goes; one missing means "read it again"
 UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
 
 
@@ -261,6 +263,47 @@ class PooledRedisCache(RedisCache):
         self.breaker.count_fallback()
         return _window_in_memory(self.fallback, self._fallback_lock, key, ends, seconds)
 
+    def versions(self, keys: list[str], *, create: bool = False) -> list[str | None] | None:
+        """The current values of these version keys (`versions_bump`), one Redis round trip;
+        `create`: a missing one is set to a new random value first (SET NX, then MGET), so that
+        whatever is remembered with it can be checked later. None when Redis cannot be reached:
+        no per-process fallback (a version only means something if every process sees it)."""
+        if self.breaker.allow():
+            try:
+                client = self._cache.get_client(write=True)
+                names = [self.make_and_validate_key(key) for key in keys]
+                pipeline = client.pipeline(transaction=False)
+                if create:
+                    for name in names:
+                        pipeline.set(name, secrets.token_hex(8), nx=True, ex=VERSION_KEEP_S)
+                pipeline.mget(names)
+                current = pipeline.execute()[-1]
+            except UNREACHABLE as exc:
+                self.breaker.failed(exc)
+            else:
+                self.breaker.succeeded()
+                return [None if value is None else value.decode() for value in current]
+        self.breaker.count_fallback()
+        return None
+
+    def versions_bump(self, keys: list[str]) -> bool:
+        """Give each of these version keys a new random value: whatever was remembered with the old
+        one, in any process, is out of date at once. False when Redis cannot be reached."""
+        if self.breaker.allow():
+            try:
+                client = self._cache.get_client(write=True)
+                pipeline = client.pipeline(transaction=False)
+                for key in keys:
+                    pipeline.set(self.make_and_validate_key(key), secrets.token_hex(8), ex=VERSION_KEEP_S)
+                pipeline.execute()
+            except UNREACHABLE as exc:
+                self.breaker.failed(exc)
+            else:
+                self.breaker.succeeded()
+                return True
+        self.breaker.count_fallback()
+        return False
+
     @cached_property
     def _fallback_lock(self) -> threading.Lock:
         return threading.Lock()
@@ -295,6 +338,19 @@ def cache_add_shared(cache, key: str, value, timeout: float) -> bool | None:
     so there it is None, like Redis out of reach."""
     add_shared = getattr(cache, "add_shared", None)  # through django.core.cache's proxy too
     return None if add_shared is None else add_shared(key, value, timeout)
+
+
+def cache_versions(cache, keys: list[str], *, create: bool = False) -> list[str | None] | None:
+    """`PooledRedisCache.versions` on any cache; a cache in process memory is shared by nobody, so
+    there it is None, like Redis out of reach (nothing can be remembered against it)."""
+    versions = getattr(cache, "versions", None)  # through django.core.cache's proxy too
+    return None if versions is None else versions(keys, create=create)
+
+
+def cache_versions_bump(cache, keys: list[str]) -> bool:
+    """`PooledRedisCache.versions_bump` on any cache (False for a cache in process memory)."""
+    bump = getattr(cache, "versions_bump", None)
+    return False if bump is None else bump(keys)
 
 
 def cache_rate_limit(cache, key: str, *, interval_s: float, burst_s: float) -> float:

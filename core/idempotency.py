@@ -71,6 +71,10 @@ def _claim(scope: str, key: str, request_hash: str) -> Response | None:
     """Inside the request's transaction: the stored first response to replay, or None once this
     request holds the key (`idempotency_in_flight` while another request holds it)."""
     free, stored = sql.idempotency_claim(lock_id=idempotency_lock_id(scope, key), scope=scope, key=key)
+    return _claim_answer(free, stored, request_hash)
+
+
+def _claim_answer(free: bool, stored: tuple | None, request_hash: str) -> Response | None:
     if stored is not None:
         stored_hash, status, body, content_type = stored
         if stored_hash != request_hash:
@@ -80,6 +84,54 @@ def _claim(scope: str, key: str, request_hash: str) -> Response | None:
     if not free:
         raise IdempotencyInFlight()
     return None
+
+
+class _KeyAnswered(Exception):
+    """The key's claim, made in the work's own statement, answered instead of the work: a stored
+    response to replay, or `idempotency_conflict`/`idempotency_in_flight` (not the key's answer)."""
+
+    def __init__(self, response: Response | None = None, error: ServiceError | None = None) -> None:
+        super().__init__(error)
+        self.response, self.error = response, error
+
+
+class RequestKey:
+    """A request's Idempotency-Key, given to work that carries the key's two statements in its own
+    (`idempotent_folded`): the claim in its first statement (`claim_params`, then `claimed` with
+    the claim's columns), the stored response in its last (`store_params(what it made)`)."""
+
+    def __init__(self, *, scope: str, key: str, request_hash: str, respond: Callable[[object], tuple[int, dict]]):
+        self.scope, self.key, self.request_hash, self._respond = scope, key, request_hash, respond
+        self.is_claimed = False
+        self.response: tuple[int, dict] | None = None  # stored with the work
+
+    def claim_params(self) -> list:
+        """The parameters of `core.sql.IDEMPOTENCY_CLAIM_FROM`."""
+        return sql.idempotency_claim_params(lock_id=idempotency_lock_id(self.scope, self.key), scope=self.scope,
+                                            key=self.key)  # fmt: skip
+
+    def claimed(self, row) -> None:
+        """The claim's columns (`core.sql.IDEMPOTENCY_CLAIM_COLUMNS`): returns if this request now
+        holds the key; otherwise leaves the work (its transaction rolls back) with the answer."""
+        try:
+            replay = _claim_answer(*sql.idempotency_claimed(row), self.request_hash)
+        except (IdempotencyConflict, IdempotencyInFlight) as exc:
+            raise _KeyAnswered(error=exc) from None
+        if replay is not None:
+            raise _KeyAnswered(response=replay)
+        self.is_claimed = True
+
+    def store_params(self, made) -> list:
+        """The parameters of `core.sql.IDEMPOTENCY_STORE_CALL`, storing the response to `made`."""
+        self.response = self._respond(made)
+        status, body = self.response
+        return sql.idempotency_store_params(scope=self.scope, key=self.key, request_hash=self.request_hash,
+                                            status=status, body=body, content_type="application/json")  # fmt: skip
+
+    def stored(self, was_stored: bool) -> None:
+        """What the store answered: False, a request with this key committed meanwhile; the work must not stand."""
+        if not was_stored:
+            raise _KeyAnswered(error=IdempotencyInFlight())
 
 
 class _Refused(Exception):
@@ -122,6 +174,34 @@ def idempotent(request, *, scope: str, work: Callable[[], tuple[int, dict]],
     except _Refused as refused:
         return _store_refusal(scope=scope, key=key, request_hash=request_hash, error=refused.error,
                               on_refusal=on_refusal)  # fmt: skip
+
+
+def idempotent_folded(request, *, scope: str, work: Callable[[RequestKey], object],
+                      respond: Callable[[object], tuple[int, dict]]) -> Response:  # fmt: skip
+    """`idempotent` for work on every round's path that carries the key's claim and stored response
+    in its own first and last statements (`RequestKey`): two round trips fewer. `work(request_key)`
+    returns what it made, `respond(made)` is its response (status, body), computed before the last
+    statement so that it is stored there. Retries, conflicts, concurrent twins and refusals are
+    answered exactly as `idempotent` answers them."""
+    key = _key(request)
+    request_key = RequestKey(scope=scope, key=key, request_hash=_request_hash(request), respond=respond)
+    try:
+        with transaction.atomic():
+            try:
+                with refusals_roll_back_everything():
+                    work(request_key)
+            except ServiceError as exc:
+                raise _Refused(exc) from exc  # leaves the block: all of the work is undone
+            if not request_key.is_claimed or request_key.response is None:
+                raise RuntimeError(f"work for key {key!r} did not carry the key's claim and response")
+    except _KeyAnswered as answered:
+        if answered.error is not None:
+            raise answered.error from None
+        return answered.response
+    except _Refused as refused:
+        return _store_refusal(scope=scope, key=key, request_hash=request_key.request_hash, error=refused.error)
+    status, body = request_key.response
+    return Response(body, status=status)
 
 
 def idempotent_around_call(request, *, scope: str, call: Callable[[str, str], T],

@@ -9,17 +9,33 @@ import json
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection
 
-from core.models import IdempotencyRecord
+# Both are functions of the schema (migrations/0005), so that another app's statement can carry
+# them too: `IDEMPOTENCY_CLAIM_FROM` joined into its first statement, `IDEMPOTENCY_STORE_CALL` in the
+# select list of its last, with the parameters of `idempotency_claim_params`/`idempotency_store_params`.
+IDEMPOTENCY_CLAIM_FROM = "core_idempotency_claim(%s, %s, %s) AS claim"
+IDEMPOTENCY_CLAIM_COLUMNS = (
+    "claim.free, claim.request_hash, claim.response_status, claim.response_body, claim.response_content_type"
+)
+IDEMPOTENCY_CLAIM = f"SELECT {IDEMPOTENCY_CLAIM_COLUMNS} FROM {IDEMPOTENCY_CLAIM_FROM}"
+IDEMPOTENCY_STORE_CALL = "core_idempotency_store(%s, %s, %s, %s, %s::jsonb, %s)"
+IDEMPOTENCY_STORE = f"SELECT {IDEMPOTENCY_STORE_CALL}"
 
-_TABLE = IdempotencyRecord._meta.db_table
-IDEMPOTENCY_CLAIM = (
-    "SELECT pg_try_advisory_xact_lock(%s), r.request_hash, r.response_status, r.response_body,"
-    f" r.response_content_type FROM (SELECT 1 AS one) AS anchor LEFT JOIN {_TABLE} AS r ON r.scope = %s AND r.key = %s"
-)
-IDEMPOTENCY_STORE = (
-    f"INSERT INTO {_TABLE} (scope, key, request_hash, response_status, response_body, response_content_type,"
-    " created_at) VALUES (%s, %s, %s, %s, %s::jsonb, %s, statement_timestamp()) ON CONFLICT (scope, key) DO NOTHING"
-)
+
+def idempotency_claim_params(*, lock_id: int, scope: str, key: str) -> list:
+    return [lock_id, scope, key]
+
+
+def idempotency_claimed(row) -> tuple[bool, tuple | None]:
+    """What the claim's five columns say: (whether this request took the key's lock, (request_hash,
+    status, body, content_type) of the stored response or None)."""
+    free, request_hash, status, body, content_type = row
+    return bool(free), None if request_hash is None else (request_hash, status, body, content_type)
+
+
+def idempotency_store_params(*, scope: str, key: str, request_hash: str, status: int, body,
+                             content_type: str) -> list:  # fmt: skip
+    body = json.dumps(body, cls=DjangoJSONEncoder)  # lazy translations in problems, as DRF renders them
+    return [scope, key, request_hash, status, body, content_type]
 
 
 def idempotency_claim(*, lock_id: int, scope: str, key: str) -> tuple[bool, tuple | None]:
@@ -27,14 +43,13 @@ def idempotency_claim(*, lock_id: int, scope: str, key: str) -> tuple[bool, tupl
     transaction if it is free, and read the stored first response. Returns (whether the lock was
     taken, (request_hash, status, body, content_type) of the stored response or None)."""
     with connection.cursor() as cursor:
-        cursor.execute(IDEMPOTENCY_CLAIM, [lock_id, scope, key])
-        free, request_hash, status, body, content_type = cursor.fetchone()
-    return bool(free), None if request_hash is None else (request_hash, status, body, content_type)
+        cursor.execute(IDEMPOTENCY_CLAIM, idempotency_claim_params(lock_id=lock_id, scope=scope, key=key))
+        return idempotency_claimed(cursor.fetchone())
 
 
 def idempotency_store(*, scope: str, key: str, request_hash: str, status: int, body, content_type: str) -> bool:
     """Store the first response for (scope, key); False if a response was stored already."""
     with connection.cursor() as cursor:
-        body = json.dumps(body, cls=DjangoJSONEncoder)  # lazy translations in problems, as DRF renders them
-        cursor.execute(IDEMPOTENCY_STORE, [scope, key, request_hash, status, body, content_type])
-        return cursor.rowcount == 1
+        cursor.execute(IDEMPOTENCY_STORE, idempotency_store_params(
+            scope=scope, key=key, request_hash=request_hash, status=status, body=body, content_type=content_type))
+        return bool(cursor.fetchone()[0])

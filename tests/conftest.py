@@ -78,6 +78,16 @@ def throttle_rates(monkeypatch):
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def forget_authentication():
+    """What a process remembers of tokens and partners (accounts/auth_cache.py) stays with its test."""
+    from accounts.auth_cache import auth_forget_everything
+
+    auth_forget_everything()
+    yield
+    auth_forget_everything()
+
+
 @pytest.fixture
 def table(db):
     from tests.factories import TableFactory

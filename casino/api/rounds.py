@@ -20,7 +20,7 @@ from casino.services.seamless import (
 )
 from core.api import PAGE_PARAMETERS, page_of, paginated, problems, validated
 from core.errors import NotFound
-from core.idempotency import IDEMPOTENCY_HEADER, idempotent, idempotent_around_call
+from core.idempotency import IDEMPOTENCY_HEADER, idempotent, idempotent_around_call, idempotent_folded
 
 
 class RoundListView(APIView):
@@ -54,14 +54,11 @@ class RoundListView(APIView):
                 on_refusal=lambda debit, error: seamless_debit_unused(debit=debit, error=error),
             )  # fmt: skip
 
-        def work():
-            round_ = round_place(
-                player=player, table_id=shape["table"], main_bet=shape["main_bet"], tie_bet=shape["tie_bet"],
-                actor=actor,
-            )  # fmt: skip
-            return 201, round_representation(round_)
-
-        return idempotent(request, scope=actor.scope, work=work)
+        return idempotent_folded(  # the key's claim and stored response ride in the round's own two statements
+            request, scope=actor.scope, work=lambda request_key: round_place(player=player, actor=actor,
+                                                                            request_key=request_key, **bets),
+            respond=lambda round_: (201, round_representation(round_)),
+        )  # fmt: skip
 
 
 class RoundDetailView(APIView):

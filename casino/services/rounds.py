@@ -51,6 +51,7 @@ from core.errors import (
     UnknownTable,
     WalletCurrencyMismatch,
 )
+from core.idempotency import RequestKey
 from core.transactions import atomic_step
 from ledger import sql as ledger_sql
 from ledger.money import format_money
@@ -134,17 +135,26 @@ def _check_table(table: Table | None, *, table_id: int, player, main: int, tie: 
     return table
 
 
-def _opened(*, player, table_id: int, at):
+def _opened(*, player, table_id: int, at, request_key: RequestKey | None = None):
     """The round's first statement (casino/sql.py): the player's seed pair locked, the table, the
-    player's exclusion and limits and its accounts; a player's first round makes its seed pair."""
-    opened = sql.round_open(player_id=player.pk, currency=player.currency, table_id=table_id,
-                            guard_kinds=[str(kind) for kind in STAKE_GUARD_KINDS], at=at)  # fmt: skip
+    player's exclusion and limits and its accounts, and with `request_key` the request's
+    idempotency claim (which leaves here unless this request took the key); a player's first
+    round makes its seed pair."""
+    guard_kinds = [str(kind) for kind in STAKE_GUARD_KINDS]
+    if request_key is not None:
+        claim, opened = sql.round_open_claiming(claim=request_key.claim_params(), player_id=player.pk,
+                                                currency=player.currency, table_id=table_id, guard_kinds=guard_kinds,
+                                                at=at)  # fmt: skip
+        request_key.claimed(claim)
+    else:
+        opened = sql.round_open(player_id=player.pk, currency=player.currency, table_id=table_id,
+                                guard_kinds=guard_kinds, at=at)  # fmt: skip
     if opened is None:
         if table_get(table_pk=table_id) is None:
             raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
         seed_pair_active(player=player)  # the player's first round: make the pair, then lock it
         opened = sql.round_open(player_id=player.pk, currency=player.currency, table_id=table_id,
-                                guard_kinds=[str(kind) for kind in STAKE_GUARD_KINDS], at=at)  # fmt: skip
+                                guard_kinds=guard_kinds, at=at)  # fmt: skip
     return opened
 
 
@@ -164,7 +174,7 @@ def round_stake_check(*, player, table_id: int, main_bet: int, tie_bet: int = 0)
 
 
 def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor: Actor,
-                round_id: uuid.UUID | None = None) -> Round:  # fmt: skip
+                round_id: uuid.UUID | None = None, request_key: RequestKey | None = None) -> Round:  # fmt: skip
     """Place a round of `main_bet` (and `tie_bet`) minor units at the table: deal it, and stake
     the bets from the wallet. Refused by the table (closed, another currency, the bets off its
     limits), the player's protection (limits, exclusion) or the wallet (insufficient funds).
@@ -173,13 +183,16 @@ def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor
     gets its own nonce) and reads what the checks need; the checks and the deal run here; one
     writes the round, its audit event and its stake (casino/sql.py). Limits are checked under that
     lock and in the staking transaction: concurrent rounds of one player cannot together overshoot
-    a limit. `round_id`: the id chosen before (a seamless round's, which its debit carries)."""
+    a limit. `round_id`: the id chosen before (a seamless round's, which its debit carries).
+    `request_key`: the API request's Idempotency-Key (core/idempotency.py `idempotent_folded`),
+    claimed in the first statement and its response stored in the second."""
     main, tie = main_bet, tie_bet
     if not 1 <= table_id < 2**63:
         raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
     with atomic_step():  # nested: a savepoint, so a refusal leaves the caller's transaction usable
         now = clock.now()  # protection's clock: limits and exclusions are read at this moment
-        pair, table, excluded, limits, wallet_id, in_play_id = _opened(player=player, table_id=table_id, at=now)
+        pair, table, excluded, limits, wallet_id, in_play_id = _opened(player=player, table_id=table_id, at=now,
+                                                                       request_key=request_key)  # fmt: skip
         table = _check_table(table, table_id=table_id, player=player, main=main, tie=tie)
         protection_check_stake(player=player, amount=main + tie, guards=(excluded, limits_by_kind_and_period(limits)))
         rules = table.rules
@@ -211,13 +224,16 @@ def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor
             round_.nets = state.nets.as_dict()
         pair.next_nonce = nonce + 1  # as the statement leaves it
         try:
-            sql.round_place(
+            stored = sql.round_place(
                 round_=round_, audit={"main_bet": main, "tie_bet": tie, "nonce": nonce, "status": round_.status},
                 stake_key=f"round:{round_id}:stake", stake_reason="main and tie bets" if tie else "main bet",
                 wallet_id=wallet_id, in_play_id=in_play_id, stake=main + tie,
+                store=request_key.store_params(round_) if request_key is not None else None,
             )  # fmt: skip
         except DatabaseError as exc:
             _raise_refusal(exc)
+        if request_key is not None:
+            request_key.stored(stored)
         round_._state.adding = False  # it is a row now
         if round_.status == RoundStatus.RESOLVED:
             after_commit(

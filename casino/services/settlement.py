@@ -43,7 +43,7 @@ SETTLE_DUE_TASK = "casino.settle_due"
 # a process remembers the end of a window it knows of, so a round resolved meanwhile asks Redis
 # nothing at all.
 SETTLE_WINDOW_KEY = "casino:settlement:window"
-SETTLE_WINDOW_S = 0.1
+SETTLE_WINDOW_S = 0.25
 CLOCK_MARGIN_S = 0.05  # a batch runs this long after its window closes: web hosts' clocks differ a little
 BROKER_PAUSE_S = 3
 _broker_retry_at = 0.0  # after a failed publish, skip the broker for a while: the sweeper catches up

@@ -12,7 +12,9 @@ from accounts.services import partner_create
 from casino import sql
 from casino.models import Round, RoundStatus
 from casino.services.fairness import seed_pair_active
-from core.models import AuditEvent
+from core import sql as core_sql
+from core.idempotency import idempotency_lock_id
+from core.models import AuditEvent, IdempotencyRecord
 from ledger import sql as ledger_sql
 from ledger.models import Account, AccountKind, JournalEntry
 from ledger.services import player_accounts_open
@@ -120,6 +122,68 @@ def test_round_place_refuses_and_writes_nothing(refusal):
     assert (JournalEntry.objects.count(), AuditEvent.objects.count()) == (entries, events)
     pair.refresh_from_db()
     assert pair.next_nonce == 0
+
+
+def _claim(key="k1", scope="player:1"):
+    return core_sql.idempotency_claim_params(lock_id=idempotency_lock_id(scope, key), scope=scope, key=key)
+
+
+def _open_claiming(player, table, claim):
+    return sql.round_open_claiming(claim=claim, player_id=player.pk, currency=player.currency, table_id=table.pk,
+                                   guard_kinds=KINDS, at=timezone.now())  # fmt: skip
+
+
+@pytest.mark.django_db(transaction=True)
+def test_round_open_claiming_takes_the_key_and_opens_the_round_in_one_statement():
+    player, table = make_player(balance=1_000), TableFactory()
+    pair = seed_pair_active(player=player)
+    with transaction.atomic():
+        claim, opened = _open_claiming(player, table, _claim())
+        assert core_sql.idempotency_claimed(claim) == (True, None)
+        assert (opened[0].pk, opened[1].pk) == (pair.pk, table.pk)
+        with _other_connection() as other:  # both locks are held until the end of the transaction
+            assert other.execute("SELECT pg_try_advisory_lock(%s)", [_claim()[0]]).fetchone() == (False,)
+            with pytest.raises(psycopg.errors.LockNotAvailable):
+                other.execute("SELECT 1 FROM casino_seedpair WHERE id = %s FOR UPDATE NOWAIT", [pair.pk])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_round_open_claiming_leaves_the_pair_alone_for_a_stored_response_or_a_held_key():
+    player, table = make_player(balance=1_000), TableFactory()
+    pair = seed_pair_active(player=player)
+    core_sql.idempotency_store(scope="player:1", key="done", request_hash="h", status=201, body={"id": "r"},
+                               content_type="application/json")  # fmt: skip
+    with _other_connection() as holder:
+        holder.execute("SELECT 1 FROM casino_seedpair WHERE id = %s FOR UPDATE", [pair.pk])  # autocommit: let go
+        holder.execute("BEGIN")
+        holder.execute("SELECT 1 FROM casino_seedpair WHERE id = %s FOR UPDATE", [pair.pk])  # a round in flight
+        holder.execute("SELECT pg_advisory_xact_lock(%s)", [_claim("busy")[0]])
+        with transaction.atomic(), connection.cursor() as cursor:  # neither waits for the pair held there
+            cursor.execute("SET LOCAL lock_timeout = '2s'")
+            claim, opened = _open_claiming(player, table, _claim("done"))
+            free, stored = core_sql.idempotency_claimed(claim)
+            assert free and stored[:2] == ("h", 201) and opened is None
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL lock_timeout = '2s'")
+            claim, opened = _open_claiming(player, table, _claim("busy"))
+            assert core_sql.idempotency_claimed(claim) == (False, None) and opened is None
+        holder.execute("ROLLBACK")
+
+
+def test_round_place_storing_writes_the_round_and_the_response_in_one_statement():
+    player, table = make_player(balance=1_000), TableFactory()
+    pair = seed_pair_active(player=player)
+    round_ = _round(player, table, pair)
+    wallet, in_play = player_accounts_open(player=player)
+    store = core_sql.idempotency_store_params(scope="player:1", key="k", request_hash="h", status=201,
+                                              body={"id": str(round_.id)}, content_type="application/json")  # fmt: skip
+    place = dict(audit={}, stake_key=f"round:{round_.id}:stake", stake_reason="main bet", wallet_id=wallet.pk,
+                 in_play_id=in_play.pk, stake=100)  # fmt: skip
+    assert sql.round_place(round_=round_, store=store, **place) is True
+    assert Round.objects.filter(pk=round_.id).exists()
+    assert IdempotencyRecord.objects.get(scope="player:1", key="k").response_body == {"id": str(round_.id)}
+    again = _round(player, table, pair, nonce=1)  # a response is stored for the key already
+    assert sql.round_place(round_=again, store=store, **{**place, "stake_key": f"round:{again.id}:stake"}) is False
 
 
 def test_round_decide_writes_the_result_and_stakes_the_raise_once():

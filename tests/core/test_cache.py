@@ -121,3 +121,25 @@ def test_throttled_api_and_attempt_counters_answer_with_redis_down(client, setti
         attempt_failed(key="someone")
     assert attempts_exhausted(key="someone", limit=3)
     assert caches["default"].status()["state"] == "open"
+
+
+def test_versions_are_made_once_read_in_one_round_trip_and_bumped(redis_cache, redis_calls):
+    keys = ["core-version-a", "core-version-b"]
+    redis_cache.delete_many(keys)
+    assert redis_cache.versions(keys) == [None, None]
+    made = redis_cache.versions(keys, create=True)
+    assert None not in made and made[0] != made[1]
+    calls = len(redis_calls)
+    assert redis_cache.versions(keys) == made and len(redis_calls) == calls + 1
+    assert redis_cache.versions(keys, create=True) == made  # made once: an existing one stays
+    assert redis_cache.versions_bump(keys[:1]) is True
+    bumped = redis_cache.versions(keys)
+    assert bumped[0] not in (None, made[0]) and bumped[1] == made[1]
+
+
+def test_versions_have_no_per_process_fallback():
+    """A version only means something if every process sees it: with Redis down there is none."""
+    dead = PooledRedisCache(f"redis://127.0.0.1:{free_port()}/0", {"OPTIONS": {"CIRCUIT_OPEN_S": 60}})
+    assert dead.versions(["a"], create=True) is None
+    assert dead.versions_bump(["a"]) is False
+    assert dead.versions(["a"]) is None
