@@ -271,13 +271,15 @@ class PooledRedisCache(RedisCache):
         if self.breaker.allow():
             try:
                 client = self._cache.get_client(write=True)
-                names = [self.make_and_validate_key(key) for key in keys]
-                pipeline = client.pipeline(transaction=False)
+                names = [self.make_key(key) for key in keys]
                 if create:
+                    pipeline = client.pipeline(transaction=False)
                     for name in names:
                         pipeline.set(name, secrets.token_hex(8), nx=True, ex=VERSION_KEEP_S)
-                pipeline.mget(names)
-                current = pipeline.execute()[-1]
+                    pipeline.mget(names)
+                    current = pipeline.execute()[-1]
+                else:  # on every authenticated request: a plain MGET costs a fraction of a pipeline
+                    current = client.mget(names)
             except UNREACHABLE as exc:
                 self.breaker.failed(exc)
             else:

@@ -55,11 +55,11 @@ def settlement_enqueue(round_id: uuid.UUID) -> None:
     commit, and the sweeper is the safety net). After a failed publish the broker is left alone
     for a few seconds, so an outage costs one failed attempt per process, not one per round."""
     global _broker_retry_at, _known_window_ends
+    if time.time() < _known_window_ends:  # first: the common case, and reading Celery's conf costs more
+        return  # the batch of a window still open runs after it closes, and finds this round
     if current_app.conf.task_always_eager:  # no broker: settle this round now, in this process
         round_settle(round_id=round_id)
         return
-    if time.time() < _known_window_ends:
-        return  # the batch of a window still open runs after it closes, and finds this round
     if time.monotonic() < _broker_retry_at:
         return
     try:
