@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,6 +23,16 @@ def require_wrk() -> None:
 
 def psql(sql: str, db: str = "postgres") -> None:
     subprocess.run(["psql", "-h", PG["host"], "-p", PG["port"], "-U", PG["user"], "-d", db, "-qc", sql], check=True)
+
+
+QUIET_AFTER_CHECKPOINT_S = 2
+
+
+def database_quiet() -> None:
+    """Before each measured service: a checkpoint, then a short pause, so that no run pays for the
+    dirty pages and the WAL of the run before it (whichever service that was)."""
+    psql("CHECKPOINT")
+    time.sleep(QUIET_AFTER_CHECKPOINT_S)
 
 
 def fresh_database(name: str, root: Path = ROOT) -> str:
