@@ -20,7 +20,9 @@ cache on every API request. A `redis.Redis` over a connection pool is safe to sh
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
 import secrets
 import threading
 import time
@@ -31,6 +33,8 @@ from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from django.dispatch import Signal
 from django.utils.functional import cached_property
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError
+from redis.exceptions import ResponseError as RedisResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 logger = logging.getLogger(__name__)
@@ -140,6 +144,7 @@ if tat + interval - now > burst then return tostring(tat + interval - now - burs
 redis.call('SET', KEYS[1], tostring(tat + interval), 'PX', math.ceil((tat + interval - now) * 1000))
 return '0'
 """
+_GCRA_SHA = hashlib.sha1(_GCRA.encode(), usedforsecurity=False).hexdigest()
 
 
 def _gcra_in_memory(cache: LocMemCache, lock: threading.Lock, key: str, now: float, interval: float,
@@ -184,6 +189,11 @@ def _guarded(name: str):
     return operation
 
 
+class _ThreadConnection(threading.local):
+    connection = None
+    pid = 0
+
+
 class PooledRedisCache(RedisCache):
     """The cache of the service (settings.CACHES): Redis, failing open to process memory.
 
@@ -208,6 +218,37 @@ class PooledRedisCache(RedisCache):
     def status(self) -> dict:
         return self.breaker.status()
 
+    @cached_property
+    def _thread_connection(self) -> _ThreadConnection:
+        return _ThreadConnection()
+
+    def _call(self, *commands: tuple) -> list:
+        """`commands` sent together on this thread's own connection, their answers in order. The
+        operations on every request (rate limits, versions, nonces, settlement windows) take this
+        path: a checkout from redis-py's pool (a lock and a poll of the socket) costs about as much
+        CPU as the round trip itself. Raises the first error Redis answered, once all are read."""
+        local = self._thread_connection
+        connection = local.connection
+        if connection is None or local.pid != os.getpid():  # none yet, or inherited across a fork
+            pool = self._cache._get_connection_pool(write=True)
+            connection = local.connection = pool.connection_class(**pool.connection_kwargs)
+            local.pid = os.getpid()
+        try:
+            connection.send_packed_command(connection.pack_commands(commands), check_health=False)
+            answers, refused = [], None
+            for _ in commands:
+                try:
+                    answers.append(connection.read_response())
+                except RedisResponseError as exc:  # the connection is still in step: read the rest
+                    answers.append(None)
+                    refused = refused or exc
+        except BaseException:  # out of step with Redis, or gone: the next call connects afresh
+            connection.disconnect()
+            raise
+        if refused is not None:
+            raise refused
+        return answers
+
     def _recovered(self) -> None:
         self.fallback.clear()
         cache_recovered.send(sender=type(self), cache=self)
@@ -218,7 +259,12 @@ class PooledRedisCache(RedisCache):
         now = time.time()
         if self.breaker.allow():
             try:
-                wait = float(self._gcra(keys=[self.make_and_validate_key(key)], args=[now, interval_s, burst_s]))
+                name = self.make_key(key)
+                try:
+                    (wait,) = self._call(("EVALSHA", _GCRA_SHA, 1, name, now, interval_s, burst_s))
+                except NoScriptError:  # Redis does not know the script yet (e.g. after a restart)
+                    (wait,) = self._call(("EVAL", _GCRA, 1, name, now, interval_s, burst_s))
+                wait = float(wait)
             except UNREACHABLE as exc:
                 self.breaker.failed(exc)
             else:
@@ -233,7 +279,9 @@ class PooledRedisCache(RedisCache):
         caller records it somewhere shared instead: no per-process fallback here)."""
         if self.breaker.allow():
             try:
-                added = RedisCache.add(self, key, value, timeout)
+                (added,) = self._call(("SET", self.make_key(key), self._cache._serializer.dumps(value), "EX",
+                                       max(1, int(timeout)), "NX"))  # fmt: skip
+                added = bool(added)
             except UNREACHABLE as exc:
                 self.breaker.failed(exc)
             else:
@@ -248,11 +296,9 @@ class PooledRedisCache(RedisCache):
         ends = time.time() + seconds
         if self.breaker.allow():
             try:
-                client = self._cache.get_client(write=True)
-                pipeline = client.pipeline(transaction=False)
-                pipeline.set(self.make_and_validate_key(key), repr(ends), nx=True, px=max(1, int(seconds * 1000)))
-                pipeline.get(self.make_and_validate_key(key))
-                opened, current = pipeline.execute()
+                name = self.make_key(key)
+                opened, current = self._call(("SET", name, repr(ends), "PX", max(1, int(seconds * 1000)), "NX"),
+                                             ("GET", name))  # fmt: skip
             except UNREACHABLE as exc:
                 self.breaker.failed(exc)
             else:
@@ -270,16 +316,10 @@ class PooledRedisCache(RedisCache):
         no per-process fallback (a version only means something if every process sees it)."""
         if self.breaker.allow():
             try:
-                client = self._cache.get_client(write=True)
                 names = [self.make_key(key) for key in keys]
-                if create:
-                    pipeline = client.pipeline(transaction=False)
-                    for name in names:
-                        pipeline.set(name, secrets.token_hex(8), nx=True, ex=VERSION_KEEP_S)
-                    pipeline.mget(names)
-                    current = pipeline.execute()[-1]
-                else:  # on every authenticated request: a plain MGET costs a fraction of a pipeline
-                    current = client.mget(names)
+                new = secrets.token_hex(8)
+                made = [("SET", name, new, "EX", VERSION_KEEP_S, "NX") for name in names] if create else []
+                current = self._call(*made, ("MGET", *names))[-1]
             except UNREACHABLE as exc:
                 self.breaker.failed(exc)
             else:
@@ -309,11 +349,6 @@ class PooledRedisCache(RedisCache):
     @cached_property
     def _fallback_lock(self) -> threading.Lock:
         return threading.Lock()
-
-    @cached_property
-    def _gcra(self):
-        # EVALSHA, and EVAL once when Redis does not know the script (e.g. after a restart)
-        return self._cache.get_client(write=True).register_script(_GCRA)
 
     add = _guarded("add")
     get = _guarded("get")

@@ -2,6 +2,7 @@ import time
 
 import pytest
 from django.core.cache import caches
+from redis.exceptions import ResponseError
 
 from core.attempts import attempt_failed, attempts_exhausted
 from core.cache import PooledRedisCache, _ClientPerPool
@@ -123,14 +124,15 @@ def test_throttled_api_and_attempt_counters_answer_with_redis_down(client, setti
     assert caches["default"].status()["state"] == "open"
 
 
-def test_versions_are_made_once_read_in_one_round_trip_and_bumped(redis_cache, redis_calls):
+def test_versions_are_made_once_read_in_one_round_trip_and_bumped(redis_cache, monkeypatch):
     keys = ["core-version-a", "core-version-b"]
     redis_cache.delete_many(keys)
     assert redis_cache.versions(keys) == [None, None]
     made = redis_cache.versions(keys, create=True)
-    assert None not in made and made[0] != made[1]
-    calls = len(redis_calls)
-    assert redis_cache.versions(keys) == made and len(redis_calls) == calls + 1
+    assert None not in made
+    calls, call = [], redis_cache._call
+    monkeypatch.setattr(redis_cache, "_call", lambda *commands: calls.append(commands) or call(*commands))
+    assert redis_cache.versions(keys) == made and len(calls) == 1 and len(calls[0]) == 1  # one MGET
     assert redis_cache.versions(keys, create=True) == made  # made once: an existing one stays
     assert redis_cache.versions_bump(keys[:1]) is True
     bumped = redis_cache.versions(keys)
@@ -143,3 +145,30 @@ def test_versions_have_no_per_process_fallback():
     assert dead.versions(["a"], create=True) is None
     assert dead.versions_bump(["a"]) is False
     assert dead.versions(["a"]) is None
+
+
+def test_the_hot_operations_share_one_connection_per_thread_and_stay_in_step(redis_cache):
+    """Rate limits, nonces, windows and versions go on the thread's own connection, commands sent
+    together; an error Redis answers leaves the connection usable, a lost one is made again."""
+    redis_cache.delete_many(["core-hot-nonce", "core-hot-window"])
+    assert redis_cache.add_shared("core-hot-nonce", 1, 30) is True
+    assert redis_cache.add_shared("core-hot-nonce", 1, 30) is False
+    assert redis_cache.get("core-hot-nonce") == 1  # as Django's cache reads what the fast path wrote
+    ends, opened = redis_cache.window_open("core-hot-window", seconds=5)
+    assert opened and redis_cache.window_open("core-hot-window", seconds=5) == (ends, False)
+    assert redis_cache.rate_limit("core-hot-rate", interval_s=10, burst_s=10) == 0
+    assert redis_cache.rate_limit("core-hot-rate", interval_s=10, burst_s=10) > 0
+    connection = redis_cache._thread_connection.connection
+    with pytest.raises(ResponseError):
+        redis_cache._call(("GET",), ("PING",))  # refused, and the PING's answer is read as well
+    assert redis_cache._call(("PING",)) == [b"PONG"]
+    assert redis_cache._thread_connection.connection is connection
+    connection.disconnect()  # gone (Redis restarted): the next call connects again
+    assert redis_cache.add_shared("core-hot-nonce-2", 1, 30) is True
+    redis_cache.delete_many(["core-hot-nonce", "core-hot-nonce-2", "core-hot-window", "core-hot-rate"])
+
+
+def test_the_rate_limit_script_is_loaded_again_after_a_redis_restart(redis_cache):
+    redis_cache._call(("SCRIPT", "FLUSH"))
+    assert redis_cache.rate_limit("core-hot-rate-2", interval_s=1, burst_s=10) == 0
+    redis_cache.delete("core-hot-rate-2")
