@@ -237,14 +237,55 @@ def _signed_requests(setup: dict, args, seconds: float) -> dict:
     }  # fmt: skip
 
 
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
 def run_floor(args) -> dict:
+    """The floor's run.sh, and the CPU per bet of its processes during its measured run (its
+    gunicorn and its PostgreSQL backends), read as ours is: the same ratio in CPU, which the
+    machine's noise moves far less than rates."""
     database_quiet()
     env = {**os.environ, "MINBET_SECONDS": str(int(args.seconds)), "MINBET_WORKERS": str(args.workers),
            "MINBET_THREADS": str(args.threads), "MINBET_NICE": str(args.web_nice)}  # fmt: skip
-    out = subprocess.run(["bash", args.floor, str(PYTHON)], env=env, capture_output=True, text=True, check=True)
-    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    script = subprocess.Popen(["bash", args.floor, str(PYTHON)], env=env, stdout=subprocess.PIPE, text=True)
+    database = f"minimal_bet_{script.pid}"  # run.sh names its database after its own pid
+    measured = before = after = roots = None
+    while script.poll() is None:  # a look at run.sh's children ten times a second: next to nothing
+        children = {pid: _command(pid) for pid in _children(script.pid)}
+        if measured is None:
+            wrk = next((pid for pid, command in children.items()
+                        if command.startswith("wrk ") and f"-d{int(args.seconds)}s" in command), None)  # fmt: skip
+            web = next((pid for pid, command in children.items() if "minbet.wsgi" in command), None)
+            if wrk is not None and web is not None:
+                measured, roots = wrk, {"gunicorn": web}
+                before = _cpu_by_role(roots, database)
+        elif measured not in children:
+            after = _cpu_by_role(roots, database)
+            break
+        time.sleep(0.1)
+    stdout, _ = script.communicate()
+    if script.returncode:
+        raise subprocess.CalledProcessError(script.returncode, args.floor)
+    figures = json.loads(stdout.strip().splitlines()[-1])
+    bets = figures["bets_per_s"] * args.seconds
+    cpu = {}
+    if after is not None:
+        cpu = {role: round((after.get(role, 0.0) - before.get(role, 0.0)) * 1000 / bets, 2)
+               for role in ("gunicorn", "postgresql")}  # fmt: skip
     return {"service": "floor:minimal_bet", "rate": figures["bets_per_s"], "p50_ms": figures["p50_ms"],
-            "p99_ms": figures["p99_ms"], "non_2xx": figures["non2xx"], "money_conserved": figures["money_conserved"]}  # fmt: skip
+            "p99_ms": figures["p99_ms"], "non_2xx": figures["non2xx"], "money_conserved": figures["money_conserved"],
+            "cpu_ms_per_bet": cpu}  # fmt: skip
 
 
 def arguments(description: str) -> argparse.ArgumentParser:
@@ -296,6 +337,10 @@ def main() -> None:
                 row |= {"floor_bets_per_s": floor["rate"], "floor_p99_ms": floor["p99_ms"],
                         "rate_ratio": round(ours["rate"] / floor["rate"], 3),
                         "p99_ratio": round(ours["p99_ms"] / floor["p99_ms"], 3)}  # fmt: skip
+                if floor.get("cpu_ms_per_bet"):  # web server and database, per round and per bet
+                    row["cpu_ratio"] = round(
+                        sum(ours["cpu_ms_per_round"].get(role, 0) for role in ("gunicorn", "postgresql"))
+                        / sum(floor["cpu_ms_per_bet"].values()), 3)  # fmt: skip
             summary[f"{path} (pass {number})"] = row
         floors = [r for r in runs if r["service"] == "floor:minimal_bet"]
         if floors:  # all passes together: the figure least moved by one disturbed run
