@@ -64,6 +64,21 @@ def auth_remembered(key: str, depends_on: list[str]) -> object | None:
     return entry[2]
 
 
+def auth_kept(key: str) -> tuple[tuple[str, ...], object] | None:
+    """The entry remembered under `key`, not checked yet: (the versions it was read under, the
+    value). For a caller that checks the versions in a round trip it makes anyway (`auth_current`)."""
+    entry = _entries.get(key)
+    if entry is None or entry[0] < clock.now():
+        return None
+    return entry[1], entry[2]
+
+
+def auth_current(kept: tuple[tuple[str, ...], object], current: list[str | None] | None) -> object | None:
+    """The kept entry's value if `current` (the versions now, as Redis answered) are the ones it was read under."""
+    versions, value = kept
+    return value if current is not None and tuple(current) == versions else None
+
+
 def auth_read(key: str, depends_on: list[str], read: Callable[[], T | None], value: Callable[[T], object]) -> T | None:
     """`read()` from the database, and remember `value(what it read)` under `key`, with the
     versions of `depends_on` as they were before the read. Nothing is remembered when the read

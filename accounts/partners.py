@@ -14,12 +14,12 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from accounts import sql
-from accounts.auth_cache import auth_read, auth_remembered, partner_name, partner_player_name
+from accounts.auth_cache import auth_current, auth_kept, auth_read, partner_name, partner_player_name
 from accounts.models import Partner, PartnerNonce, Player, Transfer, TransferDirection
 from accounts.services import player_create
 from core.actors import Actor, ActorType
 from core.audit import audit_record
-from core.cache import cache_add_shared
+from core.cache import cache_add_shared, cache_versions_and_add_shared
 from core.errors import InvalidInput, NotATransferWallet, NotFound, SignatureInvalid, WalletCurrencyMismatch
 from core.outbound import request_signature  # the one recipe, for requests both ways
 from ledger.money import CURRENCIES
@@ -59,34 +59,47 @@ def partner_authenticate(
         raise SignatureInvalid(gettext("X-Signature is 64 hexadecimal digits"))
     if abs(time.time() - int(timestamp)) > CLOCK_SKEW_S:
         raise SignatureInvalid(gettext("X-Timestamp is more than 300 seconds away from the server's clock"))
-    found = _partner_and_player(key_id, external_id)
+    found, nonce_taken_for = _partner_and_player(key_id, external_id, nonce)
     partner, player = found if found is not None else (None, None)
     expected = request_signature(
         secret=partner.secret if partner else "no-such-partner", timestamp=timestamp, nonce=nonce,
         method=method, path=path, body=body,
     )  # fmt: skip
     if not hmac.compare_digest(expected, signature.lower()) or partner is None:
+        if nonce_taken_for is True:  # taken with the check of what was remembered: a forgery leaves no trace
+            cache.delete(_nonce_key(found[0].pk, nonce))
         raise SignatureInvalid(gettext("the signature does not match"))
-    if not _nonce_first_use(partner, nonce):
+    first_use = nonce_taken_for if nonce_taken_for is not None else _nonce_first_use(partner, nonce)
+    if not first_use:
         raise SignatureInvalid(gettext("this nonce was already used"))
     return SignedCall(partner, player)
 
 
-def _partner_and_player(key_id: str, external_id: str | None) -> tuple[Partner, Player | None] | None:
+def _partner_and_player(key_id: str, external_id: str | None,
+                        nonce: str) -> tuple[tuple[Partner, Player | None] | None, bool | None]:  # fmt: skip
     """The partner and its player, as `sql.partner_and_player` reads them, remembered for a few
-    seconds (accounts/auth_cache.py): until then, one Redis round trip checks that neither changed.
-    A player that does not exist is remembered so too: creating it forgets that."""
+    seconds (accounts/auth_cache.py), and whether the request's nonce was recorded as used for the
+    first time (None: not looked at here). While they are remembered, one Redis round trip both
+    checks that neither changed and records the nonce (SET NX), which the caller takes back if the
+    signature turns out wrong. A player that does not exist is remembered so too: creating it
+    forgets that."""
     if external_id is not None and not EXTERNAL_ID_PATTERN.match(external_id):
-        return sql.partner_and_player(key_id=key_id, external_id=external_id)  # no such player; not remembered
+        return sql.partner_and_player(key_id=key_id, external_id=external_id), None  # no such player: not remembered
     names = [partner_name(key_id), partner_player_name(key_id, external_id or "")]
     key = "\n".join(names)
-    row = auth_remembered(key, names)
-    if row is None:
-        row = auth_read(key, names, read=lambda: sql.partner_and_player_row(key_id=key_id, external_id=external_id),
-                        value=lambda row: row)  # fmt: skip
-        if row is None:
-            return None
-    return sql.partner_and_player_from_row(row)
+    kept = auth_kept(key)
+    if kept is not None:
+        partner_id = kept[1][0]  # the row's first column: the partner's id
+        current, first_use = cache_versions_and_add_shared(cache, names, _nonce_key(partner_id, nonce), 1,
+                                                           timeout=NONCE_KEEP_S)  # fmt: skip
+        row = auth_current(kept, current)
+        if row is not None:
+            return sql.partner_and_player_from_row(row), first_use
+        if first_use:  # changed since: read again below, and its nonce is checked as any other
+            cache.delete(_nonce_key(partner_id, nonce))
+    row = auth_read(key, names, read=lambda: sql.partner_and_player_row(key_id=key_id, external_id=external_id),
+                    value=lambda row: row)  # fmt: skip
+    return (None if row is None else sql.partner_and_player_from_row(row)), None
 
 
 NONCE_KEEP_S = 2 * CLOCK_SKEW_S + 60  # a nonce older than this comes with a stale timestamp anyway

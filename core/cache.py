@@ -328,6 +328,25 @@ class PooledRedisCache(RedisCache):
         self.breaker.count_fallback()
         return None
 
+    def versions_and_add_shared(self, keys: list[str], key: str, value, timeout: float
+                                ) -> tuple[list[str | None] | None, bool | None]:  # fmt: skip
+        """`versions(keys)` and `add_shared(key, value, timeout)` in one round trip (a partner's
+        request: what authentication remembers of it, and its nonce). (None, None) when Redis
+        cannot be reached."""
+        if self.breaker.allow():
+            try:
+                current, added = self._call(
+                    ("MGET", *(self.make_key(name) for name in keys)),
+                    ("SET", self.make_key(key), self._cache._serializer.dumps(value), "EX", max(1, int(timeout)), "NX"),
+                )  # fmt: skip
+            except UNREACHABLE as exc:
+                self.breaker.failed(exc)
+            else:
+                self.breaker.succeeded()
+                return [None if version is None else version.decode() for version in current], bool(added)
+        self.breaker.count_fallback()
+        return None, None
+
     def versions_bump(self, keys: list[str]) -> bool:
         """Give each of these version keys a new random value: whatever was remembered with the old
         one, in any process, is out of date at once. False when Redis cannot be reached."""
@@ -382,6 +401,12 @@ def cache_versions(cache, keys: list[str], *, create: bool = False) -> list[str 
     there it is None, like Redis out of reach (nothing can be remembered against it)."""
     versions = getattr(cache, "versions", None)  # through django.core.cache's proxy too
     return None if versions is None else versions(keys, create=create)
+
+
+def cache_versions_and_add_shared(cache, keys: list[str], key: str, value, timeout: float):
+    """`PooledRedisCache.versions_and_add_shared` on any cache ((None, None) in process memory)."""
+    both = getattr(cache, "versions_and_add_shared", None)
+    return (None, None) if both is None else both(keys, key, value, timeout)
 
 
 def cache_versions_bump(cache, keys: list[str]) -> bool:

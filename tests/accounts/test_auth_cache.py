@@ -9,14 +9,15 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from accounts import auth_cache
+from accounts import auth_cache, partners
 from accounts.auth_cache import REMEMBER_S, auth_forget, auth_read, auth_remembered, token_name
 from accounts.models import Player
 from accounts.services import partner_create, player_create
 from accounts.tokens import token_digest, token_issue, tokens_revoke
 from core.actors import Actor
 from core.cache import cache_recovered
-from tests.casino.helpers import PartnerClient
+from core.outbound import request_signature
+from tests.casino.helpers import PartnerClient, sign
 
 pytestmark = pytest.mark.django_db
 
@@ -163,3 +164,39 @@ def test_a_player_whose_absence_was_remembered_is_found_once_it_exists(client, p
     assert signed.put("/api/v1/partner/players/ext-2/", {"currency": "EUR"}).status_code in (200, 201)
     assert Player.objects.filter(partner=partner, external_id="ext-2").exists()
     assert signed.get("/api/v1/partner/players/ext-2/wallet/").status_code == 200
+
+
+def _signed_get(client, partner, secret, path, nonce, *, forged=False):
+    headers = sign(partner, secret, "GET", path)
+    timestamp = headers["HTTP_X_TIMESTAMP"]
+    signature = request_signature(secret=secret, timestamp=timestamp, nonce=nonce, method="GET", path=path, body=b"")
+    headers |= {"HTTP_X_NONCE": nonce, "HTTP_X_SIGNATURE": "0" * 64 if forged else signature}
+    return client.get(path, **headers)
+
+
+def test_a_remembered_partner_takes_the_nonce_in_the_same_round_trip_and_a_forgery_leaves_no_trace(
+    client, partner_pair, monkeypatch
+):
+    partner, secret = partner_pair
+    signed = PartnerClient(client, partner, secret)
+    assert signed.put("/api/v1/partner/players/ext-1/", {"currency": "EUR"}).status_code in (200, 201)
+    path = "/api/v1/partner/players/ext-1/wallet/"
+    assert _signed_get(client, partner, secret, path, "first-nonce").status_code == 200  # now remembered
+    separate = []
+    monkeypatch.setattr(partners, "_nonce_first_use", lambda *args: separate.append(args) or True)
+    assert _signed_get(client, partner, secret, path, "forged-nonce", forged=True).status_code == 401
+    assert _signed_get(client, partner, secret, path, "forged-nonce").status_code == 200  # the nonce was given back
+    assert _signed_get(client, partner, secret, path, "forged-nonce").status_code == 401  # and is used now
+    assert separate == []  # every nonce above was taken with the versions' check
+
+
+def test_a_nonce_taken_with_a_stale_entry_is_given_back_and_checked_again(client, partner_pair):
+    partner, secret = partner_pair
+    signed = PartnerClient(client, partner, secret)
+    assert signed.put("/api/v1/partner/players/ext-1/", {"currency": "EUR"}).status_code in (200, 201)
+    path = "/api/v1/partner/players/ext-1/wallet/"
+    assert _signed_get(client, partner, secret, path, "nonce-before").status_code == 200
+    partner.webhook_url = ""
+    partner.save()  # what was remembered is out of date: read again, the nonce checked on its own
+    assert _signed_get(client, partner, secret, path, "nonce-after").status_code == 200
+    assert _signed_get(client, partner, secret, path, "nonce-after").status_code == 401
