@@ -29,4 +29,5 @@ urlpatterns = [
     ),
 ]
 
+handler404 = "core.problems.not_found"
 handler500 = "core.problems.server_error"

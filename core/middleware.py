@@ -19,10 +19,9 @@ from django.http import Http404
 from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import redirect
 from django.utils.log import log_response
-from django.views.defaults import page_not_found
 
 from core.audit import audit_record
-from core.problems import server_error
+from core.problems import not_found, server_error
 
 LAST_SEEN = "staff_last_seen"
 # What Django answers with a 4xx of its own (403 page, 400) rather than a 500.
@@ -71,7 +70,7 @@ class ProductErrorPagesMiddleware:
     def __call__(self, request):
         response = self.get_response(request)
         if settings.DEBUG and response.status_code == 404 and self._is_debug_page(response):
-            return page_not_found(request, Http404())
+            return not_found(request)
         return response
 
     @staticmethod

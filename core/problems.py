@@ -17,6 +17,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpResponseServerError, JsonResponse
 from django.template import TemplateDoesNotExist, loader
 from django.utils.translation import gettext
+from django.views.defaults import page_not_found
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler, set_rollback
@@ -113,6 +114,16 @@ def problem_exception_handler(exc, context):
         if header in response:
             problem[header] = response[header]
     return problem
+
+
+def not_found(request, exception=None):
+    """Django's handler404 (and, with DEBUG on, core.middleware's): under /api/ a `not_found`
+    problem, as every other API error; pages get the product's 404 page."""
+    if request.path.startswith("/api/"):
+        body = _problem(status_code=404, code="not_found", title=gettext("Not found."),
+                        detail=gettext("There is no API endpoint at %(path)s.") % {"path": request.path})  # fmt: skip
+        return JsonResponse(body, status=404, content_type=PROBLEM_CONTENT_TYPE)
+    return page_not_found(request, exception if exception is not None else Http404())
 
 
 def server_error(request):

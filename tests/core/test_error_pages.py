@@ -65,3 +65,12 @@ def test_the_favicon_is_served_where_browsers_look_for_it(client):
     assert response.status_code == 302 and response.url == "/static/web/favicon.ico"
     icon = Path(finders.find("web/favicon.ico")).read_bytes()
     assert icon[:4] == b"\x00\x00\x01\x00" and b"PNG" in icon[:40]  # an ICO file holding a PNG
+
+
+@pytest.mark.parametrize("path", ["/api/v1/no-such-endpoint/", "/api/v1/rounds/1/2/3/", "/api/nothing"])
+def test_an_unknown_api_url_is_a_not_found_problem_not_a_page(client, debug, path):
+    response = client.get(path, HTTP_ACCEPT_LANGUAGE="es")
+    assert response.status_code == 404 and response["Content-Type"] == "application/problem+json"
+    problem = response.json()
+    assert problem["code"] == "not_found" and problem["status"] == 404 and problem["request_id"]
+    assert problem["detail"] == f"No hay ningún punto de la API en {path}."
