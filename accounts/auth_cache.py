@@ -55,13 +55,8 @@ def partner_player_name(key_id: str, external_id: str) -> str:
 def auth_remembered(key: str, depends_on: list[str]) -> object | None:
     """The value remembered under `key`, if it is there and every version it was read under (one
     for each of `depends_on`) is still the current one; else None."""
-    entry = _entries.get(key)
-    if entry is None or entry[0] < clock.now():
-        return None
-    current = cache_versions(cache, depends_on)
-    if current is None or tuple(current) != entry[1]:
-        return None
-    return entry[2]
+    kept = auth_kept(key)
+    return None if kept is None else auth_current(kept, cache_versions(cache, depends_on))
 
 
 def auth_kept(key: str) -> tuple[tuple[str, ...], object] | None:

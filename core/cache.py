@@ -147,6 +147,10 @@ return '0'
 _GCRA_SHA = hashlib.sha1(_GCRA.encode(), usedforsecurity=False).hexdigest()
 
 
+def _decoded(values: list) -> list[str | None]:
+    return [None if value is None else value.decode() for value in values]
+
+
 def _gcra_in_memory(cache: LocMemCache, lock: threading.Lock, key: str, now: float, interval: float,
                     burst: float) -> float:  # fmt: skip
     with lock:
@@ -253,117 +257,84 @@ class PooledRedisCache(RedisCache):
         self.fallback.clear()
         cache_recovered.send(sender=type(self), cache=self)
 
+    def _guarded_call(self, *commands: tuple) -> list | None:
+        """`_call` behind the circuit breaker: the answers, or None while Redis cannot be reached
+        (the caller decides what stands in: process memory, or nothing)."""
+        if self.breaker.allow():
+            try:
+                answers = self._call(*commands)
+            except UNREACHABLE as exc:
+                self.breaker.failed(exc)
+            except RedisResponseError:
+                self.breaker.succeeded()  # Redis answered (e.g. a script it does not know yet)
+                raise
+            else:
+                self.breaker.succeeded()
+                return answers
+        self.breaker.count_fallback()
+        return None
+
+    def _add_command(self, key: str, value, timeout: float) -> tuple:
+        return ("SET", self.make_key(key), self._cache._serializer.dumps(value), "EX", max(1, int(timeout)), "NX")
+
     def rate_limit(self, key: str, *, interval_s: float, burst_s: float) -> float:
         """One request against the rate of `key` (one request per `interval_s`, bursts up to
         `burst_s` worth): 0 if it is allowed, else the seconds until one would be. One Redis call."""
         now = time.time()
-        if self.breaker.allow():
-            try:
-                name = self.make_key(key)
-                try:
-                    (wait,) = self._call(("EVALSHA", _GCRA_SHA, 1, name, now, interval_s, burst_s))
-                except NoScriptError:  # Redis does not know the script yet (e.g. after a restart)
-                    (wait,) = self._call(("EVAL", _GCRA, 1, name, now, interval_s, burst_s))
-                wait = float(wait)
-            except UNREACHABLE as exc:
-                self.breaker.failed(exc)
-            else:
-                self.breaker.succeeded()
-                return wait
-        self.breaker.count_fallback()
+        name = self.make_key(key)
+        try:
+            answers = self._guarded_call(("EVALSHA", _GCRA_SHA, 1, name, now, interval_s, burst_s))
+        except NoScriptError:  # Redis does not know the script yet (e.g. after a restart)
+            answers = self._guarded_call(("EVAL", _GCRA, 1, name, now, interval_s, burst_s))
+        if answers is not None:
+            return float(answers[0])
         return _gcra_in_memory(self.fallback, self._fallback_lock, key, now, interval_s, burst_s)
 
     def add_shared(self, key: str, value, timeout: float) -> bool | None:
         """`add` where only Redis will do (a value every process must see, like a used nonce):
         True if added, False if the key was there, None when Redis cannot be reached (the
         caller records it somewhere shared instead: no per-process fallback here)."""
-        if self.breaker.allow():
-            try:
-                (added,) = self._call(("SET", self.make_key(key), self._cache._serializer.dumps(value), "EX",
-                                       max(1, int(timeout)), "NX"))  # fmt: skip
-                added = bool(added)
-            except UNREACHABLE as exc:
-                self.breaker.failed(exc)
-            else:
-                self.breaker.succeeded()
-                return added
-        self.breaker.count_fallback()
-        return None
+        answers = self._guarded_call(self._add_command(key, value, timeout))
+        return None if answers is None else bool(answers[0])
 
     def window_open(self, key: str, *, seconds: float) -> tuple[float, bool]:
         """Open a window of `seconds` on `key` unless one is open: (when the open window ends, as
         a Unix time; whether this call opened it). One Redis round trip (SET NX PX, then GET)."""
         ends = time.time() + seconds
-        if self.breaker.allow():
-            try:
-                name = self.make_key(key)
-                opened, current = self._call(("SET", name, repr(ends), "PX", max(1, int(seconds * 1000)), "NX"),
-                                             ("GET", name))  # fmt: skip
-            except UNREACHABLE as exc:
-                self.breaker.failed(exc)
-            else:
-                self.breaker.succeeded()
-                if opened or current is None:
-                    return ends, bool(opened)
-                return float(current), False
-        self.breaker.count_fallback()
-        return _window_in_memory(self.fallback, self._fallback_lock, key, ends, seconds)
+        name = self.make_key(key)
+        answers = self._guarded_call(("SET", name, repr(ends), "PX", max(1, int(seconds * 1000)), "NX"), ("GET", name))
+        if answers is None:
+            return _window_in_memory(self.fallback, self._fallback_lock, key, ends, seconds)
+        opened, current = answers
+        if opened or current is None:
+            return ends, bool(opened)
+        return float(current), False
 
     def versions(self, keys: list[str], *, create: bool = False) -> list[str | None] | None:
         """The current values of these version keys (`versions_bump`), one Redis round trip;
         `create`: a missing one is set to a new random value first (SET NX, then MGET), so that
         whatever is remembered with it can be checked later. None when Redis cannot be reached:
         no per-process fallback (a version only means something if every process sees it)."""
-        if self.breaker.allow():
-            try:
-                names = [self.make_key(key) for key in keys]
-                new = secrets.token_hex(8)
-                made = [("SET", name, new, "EX", VERSION_KEEP_S, "NX") for name in names] if create else []
-                current = self._call(*made, ("MGET", *names))[-1]
-            except UNREACHABLE as exc:
-                self.breaker.failed(exc)
-            else:
-                self.breaker.succeeded()
-                return [None if value is None else value.decode() for value in current]
-        self.breaker.count_fallback()
-        return None
+        names = [self.make_key(key) for key in keys]
+        new = secrets.token_hex(8)
+        made = [("SET", name, new, "EX", VERSION_KEEP_S, "NX") for name in names] if create else []
+        answers = self._guarded_call(*made, ("MGET", *names))
+        return None if answers is None else _decoded(answers[-1])
 
     def versions_and_add_shared(self, keys: list[str], key: str, value, timeout: float
                                 ) -> tuple[list[str | None] | None, bool | None]:  # fmt: skip
         """`versions(keys)` and `add_shared(key, value, timeout)` in one round trip (a partner's
         request: what authentication remembers of it, and its nonce). (None, None) when Redis
         cannot be reached."""
-        if self.breaker.allow():
-            try:
-                current, added = self._call(
-                    ("MGET", *(self.make_key(name) for name in keys)),
-                    ("SET", self.make_key(key), self._cache._serializer.dumps(value), "EX", max(1, int(timeout)), "NX"),
-                )  # fmt: skip
-            except UNREACHABLE as exc:
-                self.breaker.failed(exc)
-            else:
-                self.breaker.succeeded()
-                return [None if version is None else version.decode() for version in current], bool(added)
-        self.breaker.count_fallback()
-        return None, None
+        answers = self._guarded_call(("MGET", *(self.make_key(name) for name in keys)),
+                                     self._add_command(key, value, timeout))  # fmt: skip
+        return (None, None) if answers is None else (_decoded(answers[0]), bool(answers[1]))
 
     def versions_bump(self, keys: list[str]) -> bool:
         """Give each of these version keys a new random value: whatever was remembered with the old
         one, in any process, is out of date at once. False when Redis cannot be reached."""
-        if self.breaker.allow():
-            try:
-                client = self._cache.get_client(write=True)
-                pipeline = client.pipeline(transaction=False)
-                for key in keys:
-                    pipeline.set(self.make_and_validate_key(key), secrets.token_hex(8), ex=VERSION_KEEP_S)
-                pipeline.execute()
-            except UNREACHABLE as exc:
-                self.breaker.failed(exc)
-            else:
-                self.breaker.succeeded()
-                return True
-        self.breaker.count_fallback()
-        return False
+        bumps = [("SET", self.make_key(key), secrets.token_hex(8), "EX", VERSION_KEEP_S) for key in keys]
+        return self._guarded_call(*bumps) is not None
 
     @cached_property
     def _fallback_lock(self) -> threading.Lock:

@@ -11,7 +11,9 @@ constraint is the backstop.
 A refusal of the work (any `ServiceError`) rolls the whole transaction back, and the refusal is
 then stored as the first response in a transaction of its own, under the key's lock again. So the
 work needs no savepoint (`core.transactions.refusals_roll_back_everything`), and the request that
-succeeds, the common case, runs two statements of its own: the claim and the store.
+succeeds, the common case, runs two statements of its own: the claim and the store. Placing a
+round runs none: `idempotent_folded` gives the work a `RequestKey`, whose claim and store ride in
+the round's own two statements; `idempotent` is the same flow with the two as statements of their own.
 """
 
 from __future__ import annotations
@@ -110,11 +112,19 @@ class RequestKey:
         return sql.idempotency_claim_params(lock_id=idempotency_lock_id(self.scope, self.key), scope=self.scope,
                                             key=self.key)  # fmt: skip
 
+    def claim(self) -> None:
+        """The claim in a statement of its own (work that cannot carry it), answered as `claimed`."""
+        self._answer(*sql.idempotency_claim(lock_id=idempotency_lock_id(self.scope, self.key), scope=self.scope,
+                                            key=self.key))  # fmt: skip
+
     def claimed(self, row) -> None:
         """The claim's columns (`core.sql.IDEMPOTENCY_CLAIM_COLUMNS`): returns if this request now
         holds the key; otherwise leaves the work (its transaction rolls back) with the answer."""
+        self._answer(*sql.idempotency_claimed(row))
+
+    def _answer(self, free: bool, stored: tuple | None) -> None:
         try:
-            replay = _claim_answer(*sql.idempotency_claimed(row), self.request_hash)
+            replay = _claim_answer(free, stored, self.request_hash)
         except (IdempotencyConflict, IdempotencyInFlight) as exc:
             raise _KeyAnswered(error=exc) from None
         if replay is not None:
@@ -132,6 +142,13 @@ class RequestKey:
         """What the store answered: False, a request with this key committed meanwhile; the work must not stand."""
         if not was_stored:
             raise _KeyAnswered(error=IdempotencyInFlight())
+
+    def store(self, made) -> None:
+        """The response to `made` stored in a statement of its own, answered as `stored`."""
+        self.response = self._respond(made)
+        status, body = self.response
+        self.stored(sql.idempotency_store(scope=self.scope, key=self.key, request_hash=self.request_hash,
+                                          status=status, body=body, content_type="application/json"))  # fmt: skip
 
 
 class _Refused(Exception):
@@ -152,32 +169,19 @@ def idempotent(request, *, scope: str, work: Callable[[], tuple[int, dict]],
                on_refusal: Callable[[ServiceError], None] | None = None) -> Response:  # fmt: skip
     """Run `work` once per (scope, Idempotency-Key); replay its response to retries. `on_refusal`
     runs in the transaction that stores a refusal of the work (what must stand although the work
-    was undone)."""
-    key = _key(request)
-    request_hash = _request_hash(request)
-    try:
-        with transaction.atomic():
-            replay = _claim(scope, key, request_hash)
-            if replay is not None:
-                return replay
-            try:
-                with refusals_roll_back_everything():
-                    status, body = work()
-            except ServiceError as exc:
-                raise _Refused(exc) from exc  # leaves the block: all of the work is undone
-            if not sql.idempotency_store(scope=scope, key=key, request_hash=request_hash, status=status, body=body,
-                                         content_type="application/json"):  # fmt: skip
-                # Another request with this key committed after this one looked: this one's work
-                # must not stand (the transaction rolls back); a retry gets the stored response.
-                raise IdempotencyInFlight()
-        return Response(body, status=status)
-    except _Refused as refused:
-        return _store_refusal(scope=scope, key=key, request_hash=request_hash, error=refused.error,
-                              on_refusal=on_refusal)  # fmt: skip
+    was undone). The key's claim and stored response are statements of their own around the work."""
+
+    def claimed_work_stored(request_key: RequestKey) -> None:
+        request_key.claim()
+        request_key.store(work())
+
+    return idempotent_folded(request, scope=scope, work=claimed_work_stored, respond=lambda made: made,
+                             on_refusal=on_refusal)  # fmt: skip
 
 
 def idempotent_folded(request, *, scope: str, work: Callable[[RequestKey], object],
-                      respond: Callable[[object], tuple[int, dict]]) -> Response:  # fmt: skip
+                      respond: Callable[[object], tuple[int, dict]],
+                      on_refusal: Callable[[ServiceError], None] | None = None) -> Response:  # fmt: skip
     """`idempotent` for work on every round's path that carries the key's claim and stored response
     in its own first and last statements (`RequestKey`): two round trips fewer. `work(request_key)`
     returns what it made, `respond(made)` is its response (status, body), computed before the last
@@ -199,7 +203,8 @@ def idempotent_folded(request, *, scope: str, work: Callable[[RequestKey], objec
             raise answered.error from None
         return answered.response
     except _Refused as refused:
-        return _store_refusal(scope=scope, key=key, request_hash=request_key.request_hash, error=refused.error)
+        return _store_refusal(scope=scope, key=key, request_hash=request_key.request_hash, error=refused.error,
+                              on_refusal=on_refusal)  # fmt: skip
     status, body = request_key.response
     return Response(body, status=status)
 
