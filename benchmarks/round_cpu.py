@@ -4,7 +4,8 @@ middleware, DRF, the service, PostgreSQL round trips), and the SQL statements it
 
     python benchmarks/round_cpu.py [--rounds 2000] [--profile] [--partner]
 
-It needs PostgreSQL on 127.0.0.1:5432 and Redis (REDIS_URL, default db 13); it makes a scratch
+It needs PostgreSQL on 127.0.0.1:5432 (BENCH_PG_PORT: another port; with pg_stat_statements there,
+it prints where the database time goes, statement by statement) and Redis (REDIS_URL, default db 13); it makes a scratch
 database `bench_round_cpu`. Settlement is not run here (no worker): this is the request's cost.
 """
 
@@ -33,6 +34,44 @@ def _process_cpu_s(pid: int) -> float:
     """User + system CPU of a process on this machine (the PostgreSQL backend serving us)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _statements_cursor():
+    """A cursor on the database's cluster if it records statements (pg_stat_statements, e.g. the
+    cluster of BENCH_PG_PORT), else None."""
+    from django.db import connection
+
+    cursor = connection.cursor()
+    cursor.execute("SELECT to_regclass('pg_stat_statements') IS NOT NULL")
+    if cursor.fetchone()[0]:
+        return cursor
+    cursor.close()
+    return None
+
+
+def statements_reset() -> None:
+    cursor = _statements_cursor()
+    if cursor is not None:
+        with cursor:
+            cursor.execute("SELECT pg_stat_statements_reset()")
+
+
+def statements_report(rounds: int) -> None:
+    """With pg_stat_statements (track = all: statements inside functions too), each statement's
+    time per round since the reset, own and planning, most first."""
+    cursor = _statements_cursor()
+    if cursor is None:
+        return
+    with cursor:
+        cursor.execute(
+            "SELECT calls, total_exec_time, total_plan_time, left(regexp_replace(query, '\\s+', ' ', 'g'), 150)"
+            " FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
+            " ORDER BY total_exec_time + total_plan_time DESC LIMIT 40"
+        )
+        print("pg_stat_statements (nested statements counted inside their callers' time too):")
+        print(f"  {'calls/round':>11} {'exec us/round':>13} {'plan us/round':>13}  statement")
+        for calls, exec_ms, plan_ms, query in cursor.fetchall():
+            print(f"  {calls / rounds:11.2f} {exec_ms * 1000 / rounds:13.1f} {plan_ms * 1000 / rounds:13.1f}  {query}")
 
 
 def main() -> None:
@@ -107,6 +146,7 @@ def main() -> None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         backend = cursor.fetchone()[0]
+    statements_reset()
     backend_started = _process_cpu_s(backend)
     profiler = cProfile.Profile(time.process_time) if args.profile else None  # CPU, not waits
     started_cpu, started_wall = time.process_time(), time.perf_counter()
@@ -133,6 +173,7 @@ def main() -> None:
         "postgres_backend_cpu_ms_per_round": round(backend_cpu / args.rounds * 1000, 3),
         "statements_per_round": len(statements),
     }, indent=2))  # fmt: skip
+    statements_report(args.rounds)
     if os.environ.get("BENCH_SHOW_SQL"):
         for statement in statements:
             print("  ", statement[:300])

@@ -112,12 +112,15 @@ EMBEDDED_DATABASE_URL = f"postgres://postgres@{quote(str(VAR_DIR / 'postgres'), 
 DATABASE_URL = os.environ.get("DATABASE_URL") or EMBEDDED_DATABASE_URL
 # Persistent connections: a new PostgreSQL connection per request costs more than the request.
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=600, conn_health_checks=True)}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend with a health check that looks at the socket instead of a `SELECT 1` round trip
+    DATABASES["default"]["ENGINE"] = "core.postgresql"
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 # Server-side binding with prepared statements: psycopg sends parameters apart from the statement
 # and prepares a statement the fifth time a connection runs it, so PostgreSQL parses and plans each
 # statement of the round path once per connection instead of every time (docs/BENCHMARKS.md: a
 # third of the database's CPU per round went to planning statements it had planned before).
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # (bin/test's deploy check reads no database)
+if DATABASES["default"]["ENGINE"] == "core.postgresql":  # (bin/test's deploy check reads no database)
     DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
     # DATABASE_POOL=true: a pool of connections per process (psycopg's) instead of one persistent
     # connection per thread. A request waiting on a seamless partner's wallet then gives its
