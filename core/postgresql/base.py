@@ -25,7 +25,9 @@ class DatabaseWrapper(base.DatabaseWrapper):
         if connection is None or connection.closed or connection.broken:
             return False
         try:
-            readable, _, _ = select.select([connection.fileno()], [], [], 0)
+            waiting = select.poll()  # poll, not select: any descriptor number
+            waiting.register(connection.fileno(), select.POLLIN | select.POLLPRI)
+            readable = waiting.poll(0)
         except (OSError, ValueError):  # the socket is gone
             return False
         return not readable or super().is_usable()
