@@ -17,9 +17,10 @@ from django.db import connection
 
 from ledger.models import Account
 
-# SQLSTATEs raised by ledger_post_entry.
+# SQLSTATEs raised by ledger_post_entry and ledger_post_entries.
 INSUFFICIENT_FUNDS = "LDG01"  # a player account would go below zero
 MISSING_ACCOUNT = "LDG02"
+MALFORMED_ENTRIES = "LDG03"  # ledger_post_entries: keys not distinct, or lines that are not entry by entry
 
 # The hash chain's single sealer holds this transaction-level advisory lock.
 SEAL_LOCK_ID = 7_461_001

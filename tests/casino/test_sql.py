@@ -255,6 +255,50 @@ def test_rounds_settle_pays_each_round_once_and_names_the_partners_that_take_web
     assert JournalEntry.objects.filter(idempotency_key__endswith=":settle").count() == 2
 
 
+
+def test_rounds_settle_posts_each_round_of_a_batch_as_its_own_entry():
+    player, table = make_player(balance=1_000), TableFactory()
+    now = timezone.now()
+    won, lost, pushed = (
+        _placed(player, table, resolved_at=now - timedelta(seconds=3), payout=200),
+        _placed(player, table, resolved_at=now - timedelta(seconds=2), outcome="lose", net=-100, payout=0),
+        _placed(player, table, resolved_at=now - timedelta(seconds=1), outcome="tie", net=0, payout=100),
+    )
+    assert len(sql.rounds_settle(ids=None, resolved_before=now, limit=10).rounds) == 3
+    wallet = Account.objects.get(player=player, kind=AccountKind.PLAYER_WALLET)
+    entries = list(JournalEntry.objects.filter(idempotency_key__endswith=":settle").order_by("id"))
+    assert [(e.idempotency_key, e.kind, e.reference_type, e.reference_id) for e in entries] == [
+        (f"round:{r.id}:settle", "settlement", "round", str(r.id)) for r in (won, lost, pushed)]  # fmt: skip
+    assert entries[0].reason == "win: payout 200 of 100 staked"
+    lines = [[(p.account.kind, p.direction, p.amount) for p in e.postings.order_by("id").select_related("account")]
+             for e in entries]  # fmt: skip
+    assert lines == [
+        [("player_in_play", "D", 100), ("player_wallet", "C", 200), ("house", "D", 100)],
+        [("player_in_play", "D", 100), ("house", "C", 100)],
+        [("player_in_play", "D", 100), ("player_wallet", "C", 100)],
+    ]
+    # The wallet's balance after each posting runs through the batch: 700 after the three stakes.
+    assert list(wallet.postings.filter(entry__in=entries).order_by("id").values_list("balance_after", flat=True)) == [
+        900, 1_000]  # fmt: skip
+    wallet.refresh_from_db()
+    assert wallet.balance == 1_000
+
+
+def test_rounds_settle_refuses_a_batch_whose_settlement_key_holds_other_content():
+    player, table = make_player(balance=1_000), TableFactory()
+    first, second = _placed(player, table), _placed(player, table)
+    wallet, in_play = player_accounts_open(player=player)
+    ledger_sql.post_entry(
+        idempotency_key=f"round:{second.id}:settle", kind="settlement", reason="elsewhere", actor_type="system",
+        actor_id="tests", reference_type="round", reference_id=str(second.id), reverses_id=None,
+        account_ids=[in_play.pk, wallet.pk], amounts=[-1, 1], currencies=["EUR", "EUR"],
+    )  # fmt: skip
+    with pytest.raises(DatabaseError) as refused, transaction.atomic():
+        sql.rounds_settle(ids=None, resolved_before=timezone.now() + timedelta(seconds=1), limit=10)
+    assert refused.value.__cause__.sqlstate == "CSN03"
+    assert set(Round.objects.values_list("status", flat=True)) == {"resolved"}
+    assert not JournalEntry.objects.filter(idempotency_key=f"round:{first.id}:settle").exists()
+
 def test_rounds_settle_takes_the_oldest_first_and_at_most_its_limit():
     player, table = make_player(balance=1_000), TableFactory()
     now = timezone.now()

@@ -117,6 +117,104 @@ def test_snapshot_read_only_makes_a_repeatable_read_transaction_that_writes_noth
             assert cursor.fetchone() == ("on",)
 
 
+def post_entries(entries, *, lines):
+    """ledger_post_entries: `entries` as (key, reference id), `lines` as (entry number, account, amount)."""
+    count = len(entries)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT entry_index, entry_id, outcome FROM ledger_post_entries(%s, %s, %s, %s, %s, %s, %s, %s::bigint[],"
+            " %s, %s, %s, %s)",
+            [[key for key, _ in entries], ["stake"] * count, ["r"] * count, ["system"] * count, ["tests"] * count,
+             ["round"] * count, [reference for _, reference in entries], [None] * count,
+             [entry for entry, _, _ in lines], [account.id for _, account, _ in lines],
+             [amount for _, _, amount in lines], [account.currency for _, account, _ in lines]],
+        )  # fmt: skip
+        return cursor.fetchall()
+
+
+def test_post_entries_writes_each_entry_with_its_own_key_and_running_balances():
+    player = make_player(balance=1_000)
+    wallet, in_play = player_accounts_open(player=player)
+    house = house_account(currency="EUR", spread_by="tests")
+    post([wallet, in_play], [-300, 300], key="stake")
+    answered = post_entries(
+        [("a", "1"), ("b", "2")],
+        lines=[(1, in_play, -100), (1, wallet, 200), (1, house, -100), (2, in_play, -200), (2, house, 200)],
+    )
+    assert [(index, outcome) for index, _, outcome in answered] == [(1, sql.POSTED), (2, sql.POSTED)]
+    first, second = (JournalEntry.objects.get(pk=entry_id) for _, entry_id, _ in answered)
+    assert (first.idempotency_key, first.reference_id, second.idempotency_key, second.reference_id) == ("a", "1", "b",
+                                                                                                        "2")  # fmt: skip
+    assert first.pk < second.pk
+    rows = list(Posting.objects.filter(entry__in=[first, second]).order_by("id").values_list("entry_id", "account_id",
+                                                                                               "direction", "amount",
+                                                                                               "balance_after"))  # fmt: skip
+    assert rows == [(first.pk, in_play.pk, "D", 100, 200), (first.pk, wallet.pk, "C", 200, 900),
+                    (first.pk, house.pk, "D", 100, house.balance - 100), (second.pk, in_play.pk, "D", 200, 0),
+                    (second.pk, house.pk, "C", 200, house.balance + 100)]  # fmt: skip
+    for account, balance in ((wallet, 900), (in_play, 0)):
+        account.refresh_from_db()
+        assert account.balance == balance
+    # Each entry's request hash is the one a posting of the same content alone has.
+    post([wallet, in_play], [-200, 200], key="more")
+    alone = JournalEntry.objects.get(pk=post([in_play, house], [-200, 200], key="alone", reference_id="2")[0])
+    assert len(second.request_hash) == 64 and alone.request_hash == second.request_hash != first.request_hash
+
+
+def test_post_entries_replays_or_refuses_a_taken_key_and_posts_only_the_new_entries():
+    player = make_player(balance=1_000)
+    wallet, in_play = player_accounts_open(player=player)
+    replayed_id, _ = post([wallet, in_play], [-10, 10], key="same", reference_id="1")
+    conflict_id, _ = post([wallet, in_play], [-20, 20], key="other", reference_id="2")
+    answered = post_entries(
+        [("same", "1"), ("new", "3"), ("other", "2")],
+        lines=[(1, wallet, -10), (1, in_play, 10), (2, wallet, -30), (2, in_play, 30), (3, wallet, -99),
+               (3, in_play, 99)],
+    )  # fmt: skip
+    new_id = answered[1][1]
+    assert answered == [(1, replayed_id, sql.REPLAYED), (2, new_id, sql.POSTED), (3, conflict_id, sql.CONFLICT)]
+    assert Posting.objects.filter(entry_id=new_id).count() == 2
+    assert Posting.objects.filter(entry_id__in=[replayed_id, conflict_id]).count() == 4  # nothing added to either
+    wallet.refresh_from_db()
+    assert wallet.balance == 1_000 - 10 - 20 - 30
+
+
+def test_post_entries_refuses_a_player_account_below_zero_after_any_entry():
+    player = make_player(balance=100)
+    wallet, in_play = player_accounts_open(player=player)
+    entries = JournalEntry.objects.count()
+    # At the end the wallet would hold 50, but after the first entry it would be at -50.
+    with pytest.raises(DatabaseError) as refused, transaction.atomic():
+        post_entries([("a", "1"), ("b", "2")], lines=[(1, wallet, -150), (1, in_play, 150), (2, in_play, -100),
+                                                      (2, wallet, 100)])  # fmt: skip
+    assert refused.value.__cause__.sqlstate == sql.INSUFFICIENT_FUNDS
+    assert JournalEntry.objects.count() == entries
+
+
+@pytest.mark.parametrize("malformed", ["keys repeated", "lines out of order", "lines of no entry", "arrays apart"])
+def test_post_entries_refuses_malformed_entries_and_writes_nothing(malformed):
+    player = make_player(balance=100)
+    wallet, in_play = player_accounts_open(player=player)
+    entries = [("a", "1"), ("a" if malformed == "keys repeated" else "b", "2")]
+    lines = [(1, wallet, -1), (1, in_play, 1), (2, wallet, -1), (2, in_play, 1)]
+    if malformed == "lines out of order":
+        lines = [lines[2], lines[0], lines[1], lines[3]]
+    elif malformed == "lines of no entry":
+        lines = [*lines[:2], (3, wallet, -1), (3, in_play, 1)]
+    before = JournalEntry.objects.count()
+    with pytest.raises(DatabaseError) as refused, transaction.atomic():
+        if malformed == "arrays apart":
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT * FROM ledger_post_entries('{a}', '{stake}', '{r}', '{system}', '{t}', '{round}', '{1}',"
+                    " '{NULL}', '{1}', %s, %s, '{EUR,EUR}')", [[wallet.id, in_play.id], [-1, 1]],
+                )  # fmt: skip
+        else:
+            post_entries(entries, lines=lines)
+    assert refused.value.__cause__.sqlstate == sql.MALFORMED_ENTRIES
+    assert JournalEntry.objects.count() == before
+
+
 def test_ledger_player_accounts_finds_the_wallet_and_money_in_play():
     player = make_player()
     wallet, in_play = player_accounts_open(player=player)
