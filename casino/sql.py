@@ -84,15 +84,23 @@ def round_open_claiming(*, claim: list, player_id: int, currency: str, table_id:
 
 
 @functools.cache
-def _round_for_decision_sql(skip_locked: bool) -> str:
+def _rounds_for_decision_sql(skip_locked: bool, several: bool = False) -> str:
     return (
         f"SELECT {select_list(Round, 'r')}, {select_list(SeedPair, 'sp')}, {select_list(Player, 'p')}, a.wallet_id,"
         f" a.in_play_id FROM {Round._meta.db_table} r JOIN {SeedPair._meta.db_table} sp ON sp.id = r.seed_pair_id"
         f" JOIN {Player._meta.db_table} p ON p.id = r.player_id"
         " CROSS JOIN ledger_player_accounts(r.player_id, r.currency) AS a"
-        " WHERE r.id = %s AND (%s::bigint IS NULL OR r.player_id = %s) AND (%s::text IS NULL OR r.status = %s)"
-        f" FOR UPDATE OF r{' SKIP LOCKED' if skip_locked else ''}"
+        f" WHERE {'r.id = ANY (%s)' if several else 'r.id = %s'} AND (%s::bigint IS NULL OR r.player_id = %s)"
+        " AND (%s::text IS NULL OR r.status = %s)"
+        f"{' ORDER BY r.decision_deadline' if several else ''} FOR UPDATE OF r{' SKIP LOCKED' if skip_locked else ''}"
     )
+
+
+def _for_decision(row) -> tuple[Round, int, int]:
+    round_, pair, player = instances_from_row(row[:-2], (Round, SeedPair, Player))
+    Round.seed_pair.field.set_cached_value(round_, pair)
+    Round.player.field.set_cached_value(round_, player)
+    return round_, row[-2], row[-1]
 
 
 def round_for_decision(*, round_id: uuid.UUID, player_id: int | None = None, status: str | None = None,
@@ -101,14 +109,17 @@ def round_for_decision(*, round_id: uuid.UUID, player_id: int | None = None, sta
     player, and the player's wallet and money-in-play account ids; None if there is none (or,
     `skip_locked`, if another transaction holds it)."""
     with connection.cursor() as cursor:
-        cursor.execute(_round_for_decision_sql(skip_locked), [round_id, player_id, player_id, status, status])
+        cursor.execute(_rounds_for_decision_sql(skip_locked), [round_id, player_id, player_id, status, status])
         row = cursor.fetchone()
-    if row is None:
-        return None
-    round_, pair, player = instances_from_row(row[:-2], (Round, SeedPair, Player))
-    Round.seed_pair.field.set_cached_value(round_, pair)
-    Round.player.field.set_cached_value(round_, player)
-    return round_, row[-2], row[-1]
+    return None if row is None else _for_decision(row)
+
+
+def rounds_for_decision(*, round_ids: list[uuid.UUID], status: str) -> list[tuple[Round, int, int]]:
+    """`round_for_decision` for several rounds in one statement, those another transaction holds
+    left out (SKIP LOCKED), in the order of their decision deadlines."""
+    with connection.cursor() as cursor:
+        cursor.execute(_rounds_for_decision_sql(True, several=True), [round_ids, None, None, status, status])
+        return [_for_decision(row) for row in cursor.fetchall()]
 
 
 ROUND_PLACE = "SELECT casino_round_place(%s::jsonb, %s::jsonb, %s, %s, %s, %s, %s)"
@@ -131,6 +142,7 @@ def round_place(*, round_: Round, audit: dict, stake_key: str, stake_reason: str
 
 
 ROUND_DECIDE = "SELECT casino_round_decide(%s::jsonb, %s::jsonb, %s, %s, %s)"
+ROUNDS_DECIDE = "SELECT casino_rounds_decide(%s::jsonb, %s::jsonb, %s, %s, %s)"
 
 
 def round_decide(*, round_: Round, audit: dict, raise_key: str | None, wallet_id: int, in_play_id: int) -> None:
@@ -140,6 +152,24 @@ def round_decide(*, round_: Round, audit: dict, raise_key: str | None, wallet_id
     with connection.cursor() as cursor:
         row, audit = json.dumps(row_json(round_)), json.dumps(audit)
         cursor.execute(ROUND_DECIDE, [row, audit, raise_key, wallet_id, in_play_id])
+
+
+class Decision(NamedTuple):
+    round_: Round  # as decided
+    audit: dict
+    raise_key: str | None
+    wallet_id: int
+    in_play_id: int
+
+
+def rounds_decide(*, decisions: list[Decision]) -> None:
+    """`round_decide` for several rounds in one statement: every round, its audit event and its
+    raise, or (the same refusals) none of them."""
+    with connection.cursor() as cursor:
+        cursor.execute(ROUNDS_DECIDE, [
+            json.dumps([row_json(d.round_) for d in decisions]), json.dumps([d.audit for d in decisions]),
+            [d.raise_key for d in decisions], [d.wallet_id for d in decisions], [d.in_play_id for d in decisions],
+        ])  # fmt: skip
 
 
 ROUNDS_SETTLE = "SELECT settled_round, webhook_partner FROM casino_rounds_settle(%s, %s, %s)"

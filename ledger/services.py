@@ -268,6 +268,14 @@ def seamless_accounts_lock(*, partner, player, house_spread_by: str | None = Non
     sql.accounts_lock(account_ids=ids)
 
 
+def player_accounts_lock(*, account_ids: list[int], wait: bool) -> dict[int, int]:
+    """Inside a transaction: lock these accounts as every posting does (primary-key order) and
+    answer their balances, {id: balance}, for a caller that decides what to post from them (the
+    house rule: war when the wallet can pay the raise). Without `wait`, only the accounts no other
+    transaction holds right now are locked and answered."""
+    return sql.accounts_lock_reading_balances(account_ids=account_ids, skip_locked=not wait)
+
+
 def partner_seamless_post(*, partner, player, amount: int, into_wallet: bool, idempotency_key: str, actor: Actor,
                           reason: str, reference_type: str, reference_id: str) -> JournalEntry:  # fmt: skip
     """A seamless partner's wallet paid a stake into the player's wallet here (`into_wallet`: the

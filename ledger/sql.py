@@ -38,6 +38,10 @@ POST_ENTRY = "SELECT entry_id, outcome FROM ledger_post_entry(%s, %s, %s, %s, %s
 POSTED, REPLAYED, CONFLICT = "posted", "replayed", "conflict"
 SEAL_LOCK = "SELECT pg_advisory_xact_lock(%s)"
 LOCK_ACCOUNTS = "SELECT ledger_lock_accounts(%s)"
+_LOCK_READING_BALANCES = (
+    "SELECT id, balance FROM ledger_account WHERE id IN (SELECT unnest(%s::bigint[])) ORDER BY id FOR NO KEY UPDATE"
+)
+LOCK_READING_BALANCES = {False: _LOCK_READING_BALANCES, True: f"{_LOCK_READING_BALANCES} SKIP LOCKED"}
 SEAL_HEAD = "SELECT hash FROM ledger_entryseal ORDER BY sequence DESC LIMIT 1"
 # An entry takes its id before it commits, so one may commit after a later one was sealed; the
 # sealer looks this many ids back (far more than could ever be in flight), and a full pass (the
@@ -111,6 +115,15 @@ def accounts_lock(*, account_ids: list[int]) -> None:
     posting locks them (`ledger_lock_accounts`): several entries of one transaction lock them up front."""
     with connection.cursor() as cursor:
         cursor.execute(LOCK_ACCOUNTS, [account_ids])
+
+
+def accounts_lock_reading_balances(*, account_ids: list[int], skip_locked: bool) -> dict[int, int]:
+    """Lock these accounts' rows in primary-key order until the end of the transaction, as every
+    posting locks them, and read their balances: {id: balance}. `skip_locked`: only those no other
+    transaction holds right now, without waiting for the others."""
+    with connection.cursor() as cursor:
+        cursor.execute(LOCK_READING_BALANCES[skip_locked], [account_ids])
+        return dict(cursor.fetchall())
 
 
 class EntryRow(NamedTuple):

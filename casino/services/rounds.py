@@ -55,10 +55,13 @@ from core.idempotency import RequestKey
 from core.transactions import atomic_step
 from ledger import sql as ledger_sql
 from ledger.money import format_money
+from ledger.services import player_accounts_lock
 from protection.selectors import limits_by_kind_and_period
 from protection.services import STAKE_GUARD_KINDS, protection_check_stake
 
 logger = logging.getLogger(__name__)
+
+HOUSE_RULE_BATCH = 50  # overdue rounds decided per transaction
 
 
 def _rules(round_: Round) -> CasinoWarRules:
@@ -267,33 +270,51 @@ def _apply_resolution(round_: Round, state: RoundState, now) -> None:
     round_.war_dealer_card = state.dealer_war_card.code if war else ""
 
 
-def _resolve_decision(round_: Round, action: Action, actor: Actor, *, timed_out: bool, wallet_id: int,
-                      in_play_id: int) -> Round:  # fmt: skip
-    """Replay the round's cards, take `action` and write the result (and the raise, for war) in
-    one statement (casino/sql.py). Refused for funds, the round is as it was."""
+def _decided(round_: Round, action: Action, actor: Actor, *, timed_out: bool) -> Round:
+    """The round as `action` leaves it: its cards replayed, the decision taken (a copy: the
+    caller's round stays as it was)."""
     rules = _rules(round_)
     cards = _cards_of(round_)
     state = place_bets(rules=rules, main=round_.main_bet, tie=round_.tie_bet, cards=cards)
     if state.phase is not Phase.AWAITING_DECISION or state.player_card.code != round_.player_card:
         raise RuntimeError(f"round {round_.id} does not replay to its dealt cards")
     state = decide(state, action, cards)
-    decided = copy.copy(round_)  # the caller's round stays as it was if the write is refused
+    decided = copy.copy(round_)
     now = timezone.now()
     _apply_resolution(decided, state, now)
     decided.decided_by_type = actor.type
     decided.decided_by_id = str(actor.id)
     decided.decided_at = now
     decided.decision_timed_out = timed_out
+    return decided
+
+
+def _decision(decided: Round, action: Action, *, wallet_id: int, in_play_id: int) -> sql.Decision:
+    """What the database writes for a decided round (casino/sql.py): the round, its audit event, the raise."""
+    return sql.Decision(
+        round_=decided,
+        audit={"decision": action.value, "timed_out": decided.decision_timed_out, "outcome": decided.outcome},
+        raise_key=f"round:{decided.id}:raise" if action is Action.WAR else None, wallet_id=wallet_id,
+        in_play_id=in_play_id,
+    )  # fmt: skip
+
+
+def _settle_after_commit(round_id: uuid.UUID) -> None:
+    after_commit(functools.partial(settlement_enqueue, round_id), what=f"queueing settlement of round {round_id}")
+
+
+def _resolve_decision(round_: Round, action: Action, actor: Actor, *, timed_out: bool, wallet_id: int,
+                      in_play_id: int) -> Round:  # fmt: skip
+    """Replay the round's cards, take `action` and write the result (and the raise, for war) in
+    one statement (casino/sql.py). Refused for funds, the round is as it was."""
+    decided = _decided(round_, action, actor, timed_out=timed_out)
+    decision = _decision(decided, action, wallet_id=wallet_id, in_play_id=in_play_id)
     try:
-        sql.round_decide(
-            round_=decided, audit={"decision": action.value, "timed_out": timed_out, "outcome": decided.outcome},
-            raise_key=f"round:{round_.id}:raise" if action is Action.WAR else None, wallet_id=wallet_id,
-            in_play_id=in_play_id,
-        )  # fmt: skip
+        sql.round_decide(round_=decided, audit=decision.audit, raise_key=decision.raise_key, wallet_id=wallet_id,
+                         in_play_id=in_play_id)  # fmt: skip
     except DatabaseError as exc:
         _raise_refusal(exc)
-    round_id = round_.id
-    after_commit(functools.partial(settlement_enqueue, round_id), what=f"queueing settlement of round {round_id}")
+    _settle_after_commit(round_.id)
     return decided
 
 
@@ -347,25 +368,40 @@ def rounds_decide_overdue_for_player(*, player) -> int:
             player=player, status=RoundStatus.AWAITING_DECISION, decision_deadline__lte=timezone.now()
         ).values_list("id", flat=True)
     )
-    return _rounds_take_house_rule(due) if due else 0
+    return _rounds_take_house_rule(due, wait_for_accounts=True) if due else 0
 
 
-def _rounds_take_house_rule(round_ids) -> int:
+def _rounds_take_house_rule(round_ids, *, wait_for_accounts: bool = False) -> int:
+    """The house rule for these rounds, a batch per transaction: the rounds read and locked in one
+    statement (those another transaction holds left alone), their players' accounts locked and
+    their balances read in one more, then every decision written by one statement (casino/sql.py).
+    War when the wallet can pay the raise, else surrender; a seamless round surrenders (its raise
+    would be a debit nobody asked for). Accounts busy right now leave their round to the next run,
+    unless `wait_for_accounts` (a player reading their rounds waits for the decision)."""
     actor = Actor.system("decision_timeout")
     decided = 0
-    for round_id in round_ids:
+    for start in range(0, len(round_ids), HOUSE_RULE_BATCH):
         with transaction.atomic():
-            found = sql.round_for_decision(round_id=round_id, status=RoundStatus.AWAITING_DECISION, skip_locked=True)
-            if found is None:
+            found = sql.rounds_for_decision(round_ids=round_ids[start : start + HOUSE_RULE_BATCH],
+                                            status=RoundStatus.AWAITING_DECISION)  # fmt: skip
+            if not found:
                 continue  # decided meanwhile, or being decided right now
-            round_, wallet_id, in_play_id = found
-            # A seamless round's raise would be a debit nobody asked for: it surrenders.
-            action = Action.SURRENDER if round_.seamless else Action(round_.rules.get("house_rule", Action.WAR))
-            accounts = {"wallet_id": wallet_id, "in_play_id": in_play_id}
-            try:
-                with transaction.atomic():  # a savepoint: refused for the raise, it surrenders instead
-                    _resolve_decision(round_, action, actor, timed_out=True, **accounts)
-            except InsufficientFunds:
-                _resolve_decision(round_, Action.SURRENDER, actor, timed_out=True, **accounts)
-            decided += 1
+            balances = player_accounts_lock(account_ids=[i for _, w, p in found for i in (w, p)],
+                                            wait=wait_for_accounts)  # fmt: skip
+            decisions = []
+            for round_, wallet_id, in_play_id in found:
+                if wallet_id not in balances or in_play_id not in balances:
+                    continue  # a round of this player is being placed or settled: the next run takes it
+                action = Action.SURRENDER if round_.seamless else Action(round_.rules.get("house_rule", Action.WAR))
+                result = _decided(round_, action, actor, timed_out=True)
+                if result.raise_bet > balances[wallet_id]:
+                    action = Action.SURRENDER
+                    result = _decided(round_, action, actor, timed_out=True)
+                balances[wallet_id] -= result.raise_bet
+                decisions.append(_decision(result, action, wallet_id=wallet_id, in_play_id=in_play_id))
+            if decisions:
+                sql.rounds_decide(decisions=decisions)
+                for decision in decisions:
+                    _settle_after_commit(decision.round_.id)
+        decided += len(decisions)
     return decided

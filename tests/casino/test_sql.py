@@ -375,3 +375,63 @@ def test_round_for_decision_can_leave_a_round_another_transaction_holds():
         other.execute("ROLLBACK")
     with transaction.atomic():
         assert sql.round_for_decision(round_id=waiting.id, skip_locked=True) is not None
+
+
+def _waiting(player, table, **fields):
+    return _placed(player, table, status=RoundStatus.AWAITING_DECISION, outcome="", resolved_at=None, net=None,
+                   payout=None, decision_deadline=timezone.now(), **fields)  # fmt: skip
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rounds_for_decision_reads_several_in_deadline_order_and_leaves_those_held():
+    table = TableFactory()
+    late, early, held = (_waiting(make_player(balance=1_000), table) for _ in range(3))
+    Round.objects.filter(pk=early.pk).update(decision_deadline=timezone.now() - timedelta(seconds=5))
+    resolved = _placed(make_player(balance=1_000), table)
+    with _other_connection() as other:
+        other.execute("BEGIN")
+        other.execute("SELECT 1 FROM casino_round WHERE id = %s FOR UPDATE", [held.id])
+        with transaction.atomic():
+            found = sql.rounds_for_decision(round_ids=[late.id, early.id, held.id, resolved.id],
+                                            status=RoundStatus.AWAITING_DECISION)  # fmt: skip
+        other.execute("ROLLBACK")
+    assert [round_.id for round_, _, _ in found] == [early.id, late.id]
+    wallet, in_play = player_accounts_open(player=early.player)
+    assert (found[0][0].seed_pair.server_seed, found[0][1:]) == (early.seed_pair.server_seed, (wallet.pk, in_play.pk))
+
+
+def _decision(round_, *, raise_bet):
+    wallet, in_play = player_accounts_open(player=round_.player)
+    round_.status, round_.outcome, round_.raise_bet = RoundStatus.RESOLVED, "win", raise_bet
+    round_.decision, round_.resolved_at, round_.net, round_.payout = "war", timezone.now(), 100, 300
+    return sql.Decision(round_=round_, audit={"decision": "war"}, raise_key=f"round:{round_.id}:raise" if raise_bet
+                        else None, wallet_id=wallet.pk, in_play_id=in_play.pk)  # fmt: skip
+
+
+def test_rounds_decide_writes_every_round_its_audit_event_and_raise_at_once():
+    table = TableFactory()
+    first, second = _waiting(make_player(balance=1_000), table), _waiting(make_player(balance=1_000), table)
+    sql.rounds_decide(decisions=[_decision(first, raise_bet=100), _decision(second, raise_bet=0)])
+    assert set(Round.objects.values_list("status", "decision", "raise_bet")) == {("resolved", "war", 100),
+                                                                                 ("resolved", "war", 0)}  # fmt: skip
+    assert AuditEvent.objects.filter(action="round.decided").count() == 2
+    assert list(JournalEntry.objects.filter(idempotency_key__endswith=":raise").values_list("reference_id", flat=True)) == [
+        str(first.id)]  # fmt: skip
+    assert Account.objects.get(player=first.player, kind=AccountKind.PLAYER_WALLET).balance == 1_000 - 100 - 100
+
+
+@pytest.mark.parametrize("refusal", ["decided meanwhile", "raise unpaid"])
+def test_rounds_decide_refuses_the_whole_batch_and_writes_nothing(refusal):
+    table = TableFactory()
+    first, second = _waiting(make_player(balance=1_000), table), _waiting(make_player(balance=100), table)
+    decisions = [_decision(first, raise_bet=100), _decision(second, raise_bet=100 if refusal == "decided meanwhile"
+                                                                     else 1_000)]  # fmt: skip
+    if refusal == "decided meanwhile":
+        Round.objects.filter(pk=second.pk).update(status=RoundStatus.RESOLVED)
+    with pytest.raises(DatabaseError) as refused, transaction.atomic():
+        sql.rounds_decide(decisions=decisions)
+    sqlstate = sql.NOT_AWAITING_DECISION if refusal == "decided meanwhile" else ledger_sql.INSUFFICIENT_FUNDS
+    assert refused.value.__cause__.sqlstate == sqlstate
+    assert Round.objects.get(pk=first.pk).status == RoundStatus.AWAITING_DECISION
+    assert not AuditEvent.objects.filter(action="round.decided").exists()
+    assert not JournalEntry.objects.filter(idempotency_key__endswith=":raise").exists()

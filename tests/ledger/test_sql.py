@@ -255,6 +255,27 @@ def test_ledger_lock_accounts_holds_their_rows_until_commit(through):
             other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR UPDATE NOWAIT", [wallet.pk])
 
 
+
+@pytest.mark.django_db(transaction=True)
+def test_accounts_lock_reading_balances_locks_in_key_order_and_can_leave_the_held_ones():
+    player = make_player(balance=1_000)
+    wallet, in_play = player_accounts_open(player=player)
+    settings = connection.settings_dict
+    other = psycopg.connect(host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"],
+                            password=settings["PASSWORD"], dbname=settings["NAME"])  # fmt: skip
+    with other:
+        other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR NO KEY UPDATE", [in_play.pk])
+        with transaction.atomic():
+            assert sql.accounts_lock_reading_balances(account_ids=[in_play.pk, wallet.pk], skip_locked=True) == {
+                wallet.pk: 1_000}  # fmt: skip
+        other.rollback()
+        with transaction.atomic():
+            assert sql.accounts_lock_reading_balances(account_ids=[in_play.pk, wallet.pk], skip_locked=False) == {
+                wallet.pk: 1_000, in_play.pk: 0}  # fmt: skip
+            with pytest.raises(psycopg.errors.LockNotAvailable):
+                other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR UPDATE NOWAIT", [wallet.pk])
+            other.rollback()
+
 def test_the_sealers_statements_read_unsealed_entries_and_append_links_in_order():
     player = make_player(balance=1_000)  # its deposit is an entry
     wallet, in_play = player_accounts_open(player=player)

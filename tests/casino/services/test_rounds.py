@@ -3,7 +3,9 @@
 import time
 from datetime import timedelta
 
+import psycopg
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from casino.engine import shoe, shuffle
@@ -13,6 +15,7 @@ from casino.services.rounds import round_decide, round_place, rounds_decide_time
 from casino.services.settlement import rounds_settle_overdue
 from core.actors import Actor
 from core.models import AuditEvent
+from ledger.models import Account, AccountKind
 from ledger.selectors import player_wallet_summary
 from ledger.verification import ledger_verify
 from tests.casino.helpers import set_next_round
@@ -51,6 +54,46 @@ def test_an_overdue_decision_surrenders_when_the_raise_cannot_be_paid(table):
     round_.refresh_from_db()
     assert round_.decision == "surrender" and round_.decision_timed_out and round_.net == -500
 
+
+
+def _overdue_tie(table, *, balance):
+    player = make_player(balance=balance)
+    set_next_round(player, tie=True)
+    round_ = place(player, table)
+    overdue(round_)
+    return round_
+
+
+def test_overdue_decisions_are_taken_together_each_by_what_its_wallet_can_pay(table, django_assert_max_num_queries):
+    rich, poor, other = (_overdue_tie(table, balance=b) for b in (10_000, 1_000, 5_000))
+    # The due ids, then one transaction (a savepoint in the test's, two statements more): the
+    # rounds, their accounts, and every decision at once.
+    with django_assert_max_num_queries(6):
+        assert rounds_decide_timed_out() == 3
+    decided = {r.pk: r for r in Round.objects.filter(pk__in=[rich.pk, poor.pk, other.pk])}
+    assert [decided[r.pk].decision for r in (rich, poor, other)] == ["war", "surrender", "war"]
+    assert all(r.decision_timed_out and r.decided_by_type == "system" for r in decided.values())
+    assert decided[poor.pk].net == -500 and decided[rich.pk].raise_bet == 1000
+    assert AuditEvent.objects.filter(action="round.decided", actor_type="system").count() == 3
+    for round_, wallet in ((rich, 10_000 - 2_000), (poor, 1_000 - 1_000), (other, 5_000 - 2_000)):
+        assert player_wallet_summary(player=round_.player)["balance"] == wallet  # the bet and the raise, if any
+    assert rounds_decide_timed_out() == 0
+    assert ledger_verify().ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_job_leaves_a_round_whose_wallet_is_busy_to_its_next_run(table):
+    busy, free = _overdue_tie(table, balance=10_000), _overdue_tie(table, balance=10_000)
+    wallet_id = Account.objects.get(player=busy.player, kind=AccountKind.PLAYER_WALLET).pk
+    settings = connection.settings_dict
+    with psycopg.connect(host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"],
+                         dbname=settings["NAME"]) as other:  # fmt: skip
+        other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR NO KEY UPDATE", [wallet_id])
+        assert rounds_decide_timed_out() == 1  # without waiting for the busy wallet
+        assert Round.objects.get(pk=busy.pk).status == RoundStatus.AWAITING_DECISION
+        assert Round.objects.get(pk=free.pk).decision == "war"
+    assert rounds_decide_timed_out() == 1
+    assert Round.objects.get(pk=busy.pk).decision == "war"
 
 def test_the_round_plays_to_the_rules_it_was_placed_under(table):
     player = make_player(balance=10_000)
