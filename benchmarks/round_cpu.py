@@ -2,11 +2,13 @@
 middleware, DRF, the service, PostgreSQL round trips), and the SQL statements it runs; with
 --profile, where the time goes (cProfile, top functions by cumulative and own time).
 
-    python benchmarks/round_cpu.py [--rounds 2000] [--profile] [--partner]
+    python benchmarks/round_cpu.py [--rounds 2000] [--profile] [--partner] [--house-rule] [--settle]
 
 It needs PostgreSQL on 127.0.0.1:5432 (BENCH_PG_PORT: another port; with pg_stat_statements there,
 it prints where the database time goes, statement by statement) and Redis (REDIS_URL, default db 13); it makes a scratch
-database `bench_round_cpu`. Settlement is not run here (no worker): this is the request's cost.
+database `bench_round_cpu`. Settlement is not run here (no worker): this is the request's cost;
+--house-rule and --settle then run, in this process, what the worker would: the house rule for
+the ties left waiting, and the settlement of every resolved round.
 """
 
 from __future__ import annotations
@@ -81,6 +83,8 @@ def main() -> None:
     parser.add_argument("--partner", action="store_true", help="the signed partner path instead of a token")
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--get", metavar="PATH", help="time GET PATH (with the token) instead, for comparison")
+    parser.add_argument("--house-rule", action="store_true",
+                        help="then take the house rule for the ties left waiting, as the worker does, and measure that")
     parser.add_argument("--settle", action="store_true",
                         help="then settle the rounds placed as the worker does (batches), and measure that too")
     args = parser.parse_args()
@@ -158,17 +162,34 @@ def main() -> None:
         profiler.disable()
     cpu, wall = time.process_time() - started_cpu, time.perf_counter() - started_wall
     backend_cpu = _process_cpu_s(backend) - backend_started
+    house_rule = {}
+    if args.house_rule:
+        from datetime import timedelta
+
+        from django.utils import timezone
+
+        from casino.models import Round, RoundStatus
+        from casino.services.rounds import rounds_decide_timed_out
+
+        Round.objects.filter(status=RoundStatus.AWAITING_DECISION).update(
+            decision_deadline=timezone.now() - timedelta(seconds=1))  # fmt: skip
+        backend_started, started_cpu = _process_cpu_s(backend), time.process_time()
+        count = rounds_decide_timed_out(limit=1_000_000)
+        house_rule = {"ties_decided": count,
+                      "house_rule_cpu_ms_per_tie": round((time.process_time() - started_cpu) / count * 1000, 3),
+                      "house_rule_postgres_cpu_ms_per_tie": round((_process_cpu_s(backend) - backend_started) / count * 1000, 3)}  # fmt: skip
     settled = {}
     if args.settle:
         from casino.services.settlement import rounds_settle_due
 
-        time.sleep(1.5)  # ties wait out their decision time; the house rule is not measured here
+        time.sleep(1.5)  # ties wait out their decision time (without --house-rule they stay waiting)
         backend_started, started_cpu = _process_cpu_s(backend), time.process_time()
         count = rounds_settle_due()
         settled = {"settled": count, "settle_cpu_ms_per_round": round((time.process_time() - started_cpu) / count * 1000, 3),
                    "settle_postgres_cpu_ms_per_round": round((_process_cpu_s(backend) - backend_started) / count * 1000, 3)}  # fmt: skip
     print(json.dumps({
-        "path": "partner" if args.partner else "token", "rounds": args.rounds, "statuses": statuses, **settled,
+        "path": "partner" if args.partner else "token", "rounds": args.rounds, "statuses": statuses, **house_rule,
+        **settled,
         "cpu_ms_per_round": round(cpu / args.rounds * 1000, 3), "wall_ms_per_round": round(wall / args.rounds * 1000, 3),
         "postgres_backend_cpu_ms_per_round": round(backend_cpu / args.rounds * 1000, 3),
         "statements_per_round": len(statements),
