@@ -41,31 +41,10 @@ def _round_functions(*, entries: bool) -> str:
         functions = _BEFORE._edited(functions, _RAISE_BEFORE, _RAISE_NOW, 1)
     return functions
 
-_LOOP_BEFORE = """        v_accounts := ARRAY[v_in_play[i]];
-        v_amounts := ARRAY[-v_staked[i]];
-        IF v_payouts[i] > 0 THEN
-            v_accounts := v_accounts || v_wallets[i];
-            v_amounts := v_amounts || v_payouts[i];
-        END IF;
-        IF v_staked[i] <> v_payouts[i] THEN
-            v_accounts := v_accounts || v_houses[i];
-            v_amounts := v_amounts || (v_staked[i] - v_payouts[i]);
-        END IF;
-        SELECT e.outcome INTO v_outcome
-          FROM ledger_post_entry('round:' || v_ids[i] || ':settle', 'settlement',
-                                 v_outcomes[i] || ': payout ' || v_payouts[i] || ' of ' || v_staked[i] || ' staked',
-                                 'system', 'settlement', 'round', v_ids[i]::text, NULL, v_accounts, v_amounts,
-                                 array_fill(v_currencies[i], ARRAY[array_length(v_accounts, 1)])) AS e;
-        IF v_outcome = 'conflict' THEN
-            RAISE EXCEPTION 'settlement of round % was posted with other content', v_ids[i] USING ERRCODE = 'CSN03';
-        END IF;
-        UPDATE casino_round SET status = 'settled', settled_at = statement_timestamp(),
-                                settle_attempts = settle_attempts + 1
-         WHERE id = v_ids[i];
-        v_done := v_done || v_ids[i];
-        v_done_players := v_done_players || v_players[i];
-    END LOOP;
-"""
+
+# The settling loop's body, from its first statement to the loop's end, is what is replaced.
+_LOOP_STARTS = "        v_accounts := ARRAY[v_in_play[i]];\n"
+_LOOP_ENDS = "    END LOOP;\n"
 _LOOP_NOW = """        v_done := v_done || v_ids[i];
         v_done_players := v_done_players || v_players[i];
         v_entry := cardinality(v_done);
@@ -127,7 +106,10 @@ _VARIABLES_NOW = """    v_keys text[] := '{}';
 
 def settle_function() -> str:
     function = _BEFORE.settle_function()
-    function = _BEFORE._edited(function, _LOOP_BEFORE, _LOOP_NOW, 1)
+    assert function.count(_LOOP_STARTS) == 1, _LOOP_STARTS
+    start = function.index(_LOOP_STARTS)
+    end = function.index(_LOOP_ENDS, start) + len(_LOOP_ENDS)
+    function = function[:start] + _LOOP_NOW + function[end:]
     return _BEFORE._edited(function, _VARIABLES_BEFORE, _VARIABLES_NOW, 1)
 
 

@@ -310,8 +310,7 @@ def _resolve_decision(round_: Round, action: Action, actor: Actor, *, timed_out:
     decided = _decided(round_, action, actor, timed_out=timed_out)
     decision = _decision(decided, action, wallet_id=wallet_id, in_play_id=in_play_id)
     try:
-        sql.round_decide(round_=decided, audit=decision.audit, raise_key=decision.raise_key, wallet_id=wallet_id,
-                         in_play_id=in_play_id)  # fmt: skip
+        sql.round_decide(**decision._asdict())
     except DatabaseError as exc:
         _raise_refusal(exc)
     _settle_after_commit(round_.id)
