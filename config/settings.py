@@ -163,6 +163,7 @@ STORAGES = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.authentication.GameSessionAuthentication",  # a launched game's page (accounts/game_sessions.py)
         "accounts.authentication.PlayerTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
