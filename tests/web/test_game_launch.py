@@ -293,6 +293,7 @@ def test_a_foreign_site_cannot_frame_the_table(service, browser_page, seamless_p
         assert framed is None or framed.locator("#felt").count() == 0
         # The link was spent on nothing the foreign page could see; the table never showed.
         assert page.frame_locator("#game").locator("#felt").count() == 0
+        assert GameSession.objects.get(pk=session_id).opened_at is not None
     finally:
         foreign.close()
 
