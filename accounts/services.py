@@ -41,6 +41,8 @@ ROLE_PERMISSIONS: dict[str, set[str]] = {
         "casino.view_walletcall",
         "accounts.view_player", "accounts.view_partner", "accounts.view_playeridentitychange",
         "accounts.add_playeridentitychange", "accounts.change_playeridentitychange",
+        "accounts.view_partneroriginchange", "accounts.add_partneroriginchange",
+        "accounts.change_partneroriginchange", "accounts.view_gamesession", "accounts.change_gamesession",
         "ledger.view_account", "ledger.view_journalentry", "ledger.view_posting", "ledger.view_entryseal",
         "ledger.view_verificationrun", "ledger.view_adjustment", "ledger.add_adjustment", "ledger.change_adjustment",
         "protection.view_playerlimit", "protection.view_exclusion", "protection.view_realitycheck",
@@ -51,6 +53,7 @@ ROLE_PERMISSIONS: dict[str, set[str]] = {
         "ledger.view_account", "ledger.view_journalentry", "ledger.view_posting",
         "ledger.view_adjustment", "ledger.add_adjustment",
         "accounts.view_playeridentitychange", "accounts.add_playeridentitychange",
+        "accounts.view_gamesession",
         "protection.view_playerlimit", "protection.view_exclusion",
     },
 }  # fmt: skip
