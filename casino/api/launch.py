@@ -11,7 +11,6 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.api import PartnerScoped
 from accounts.authentication import PartnerRateThrottle, PartnerSignatureAuthentication
 from accounts.game_sessions import (
     LANGUAGES,
@@ -61,7 +60,9 @@ def _launched(request, session, launch_token: str) -> Response:
     )
 
 
-class GameSessionListView(PartnerScoped):
+class GameSessionListView(APIView):
+    """Mounted for partners only (`partner_endpoints`): `request.player` is the partner's player."""
+
     @extend_schema(
         request=GameSessionCreateSerializer,
         responses={201: GameLaunchSerializer, **problems(400, 401, 404, 429)},
@@ -78,7 +79,7 @@ class GameSessionListView(PartnerScoped):
         return _launched(request, session, launch)
 
 
-class GameSessionDetailView(PartnerScoped):
+class GameSessionDetailView(APIView):
     @extend_schema(
         request=None,
         responses={204: OpenApiResponse(description="The game session is ended."), **problems(401, 404, 429)},
@@ -120,3 +121,11 @@ class DemoSessionDetailView(PartnerOnly):
     def delete(self, request, session_id):
         game_session_demo_delete(partner=request.auth, session_id=session_id)
         return Response(status=204)
+
+
+# Mounted under partner/players/<external_id>/ for partners only (config/api_urls.py): a game
+# session is asked for by the partner, never by the player or by a game session itself.
+partner_endpoints = [
+    ("sessions/", GameSessionListView, "game-sessions"),
+    ("sessions/<str:session_id>/", GameSessionDetailView, "game-session"),
+]

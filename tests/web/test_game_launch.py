@@ -18,7 +18,7 @@ from django.test import Client
 from accounts.models import GameSession, Partner
 from accounts.services import partner_create
 from casino.models import Round
-from tests.browser import CHROMIUM, SCREENSHOTS, give_seed
+from tests.browser import SCREENSHOTS, give_seed
 from tests.casino.helpers import PartnerClient
 from tests.casino.seamless import SECRET
 from tests.web.test_table import seed_dealing
@@ -71,27 +71,6 @@ class PartnerSite:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
-
-
-@pytest.fixture(scope="module")
-def blocking_chromium():
-    """Chromium that blocks third-party cookies (and so a cross-site frame's storage)."""
-    from pathlib import Path
-
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is not installed")
-    import os
-
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--test-third-party-cookie-phaseout"],
-        )
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
