@@ -100,13 +100,14 @@ DEAL = """async () => {
   const start = performance.now();
   document.getElementById('deal').click();
   return await new Promise((resolve) => {
+    setTimeout(() => resolve(null), 15000);  // a refused or lost round: not counted
     const check = () => {
       if (!document.getElementById('decision').hidden) {
         document.getElementById('surrender').click();
         const settle = () => (road.children.length > before ? resolve(null) : setTimeout(settle, 20));
         return settle();
       }
-      if (road.children.length > before && /\b(up|down|even)\b/.test(outcome.className)) {
+      if (road.children.length > before && /\\b(up|down|even)\\b/.test(outcome.className)) {
         return resolve(performance.now() - start);
       }
       requestAnimationFrame(check);
