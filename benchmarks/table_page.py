@@ -91,12 +91,11 @@ def one_visit(browser, base_url: str, session: dict, table: str, viewport: dict)
 # Deal one round and wait for its result on the felt; a tie is surrendered and not counted.
 DEAL = """async () => {
   const outcome = document.getElementById('outcome');
-  const road = document.getElementById('road');
-  const before = road.children.length;
   await new Promise((resolve) => {
     const ready = () => (document.getElementById('deal').disabled ? setTimeout(ready, 20) : resolve());
     ready();
   });
+  outcome.className = 'outcome';  // the last round's result is no longer the one awaited
   const start = performance.now();
   document.getElementById('deal').click();
   return await new Promise((resolve) => {
@@ -104,12 +103,10 @@ DEAL = """async () => {
     const check = () => {
       if (!document.getElementById('decision').hidden) {
         document.getElementById('surrender').click();
-        const settle = () => (road.children.length > before ? resolve(null) : setTimeout(settle, 20));
+        const settle = () => (/\\b(up|down|even)\\b/.test(outcome.className) ? resolve(null) : setTimeout(settle, 20));
         return settle();
       }
-      if (road.children.length > before && /\\b(up|down|even)\\b/.test(outcome.className)) {
-        return resolve(performance.now() - start);
-      }
+      if (/\\b(up|down|even)\\b/.test(outcome.className)) return resolve(performance.now() - start);
       requestAnimationFrame(check);
     };
     check();

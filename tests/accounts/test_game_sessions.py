@@ -175,6 +175,22 @@ def test_an_exclusion_ends_the_session(client, partner_pair, table):
     assert client.get("/api/v1/wallet/", **as_game(token)).status_code == 401
 
 
+def test_the_partners_limits_and_the_reality_check_apply_to_the_session(client, partner_pair, table):
+    _, api = partner_pair
+    limited = api.request("PUT", f"{BASE}/ext-1/protection/limits/",
+                          {"kind": "wager", "period": "day", "amount": 1_000})  # fmt: skip
+    assert limited.status_code == 200
+    token = opened(client, launch(api, table=table.pk))
+    first = client.post("/api/v1/rounds/", {"table": table.pk, "main_bet": 1_000}, content_type="application/json",
+                        HTTP_IDEMPOTENCY_KEY="l1", **as_game(token))  # fmt: skip
+    assert first.status_code == 201
+    refused = client.post("/api/v1/rounds/", {"table": table.pk, "main_bet": 100}, content_type="application/json",
+                          HTTP_IDEMPOTENCY_KEY="l2", **as_game(token))  # fmt: skip
+    assert refused.status_code == 422 and refused.json()["code"] == "limit_exceeded"
+    figures = client.get("/api/v1/protection/session/", **as_game(token)).json()
+    assert figures["rounds"] == 1  # the reality check counts from the launch, as from a sign-in
+
+
 def test_game_pages_may_be_framed_by_the_partners_origins_only(client, partner_pair, table):
     _, api = partner_pair
     launched = launch(api, table=table.pk)
