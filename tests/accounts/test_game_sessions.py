@@ -291,3 +291,18 @@ def test_partner_create_takes_origins(db):
 def test_http_origins_only_where_outbound_private_calls_are_allowed(db, outbound_private):
     partner, _ = partner_create(name="Local Casino", origins=["http://localhost:8001"])
     assert partner.origins == ["http://localhost:8001"]
+
+
+def test_the_player_stops_its_own_session_from_the_page(client, partner_pair, table):
+    _, api = partner_pair
+    launched = launch(api, table=table.pk)
+    token = opened(client, launched)
+    end = f"/play/{launched['session']}/end/"
+    assert client.post(end).status_code == 401  # nothing but the page's credential ends it
+    assert client.post(end, HTTP_AUTHORIZATION="GameSession " + "y" * 43).status_code == 401
+    stopped = client.post(end, **as_game(token))  # a header, not a cookie: no CSRF token needed
+    assert stopped.status_code == 200 and stopped.json()["reason"] == "player"
+    assert (
+        "frame-ancestors https://casino.example https://www.casino.example:8443" in stopped["Content-Security-Policy"]
+    )
+    assert client.get("/api/v1/wallet/", **as_game(token)).json()["code"] == "game_session_ended"
