@@ -167,7 +167,8 @@ def game_session_open(*, launch_token: str) -> tuple[GameSession, str]:
     with transaction.atomic():
         # One statement claims the link: a second opening, even at the same instant, finds it opened.
         claimed = GameSession.objects.filter(
-            launch_digest=digest, opened_at__isnull=True, ended_at__isnull=True, launch_expires_at__gt=now
+            launch_digest=digest, opened_at__isnull=True, ended_at__isnull=True, launch_expires_at__gt=now,
+            partner__is_active=True,
         ).update(opened_at=now, last_seen_at=now, token_digest=_digest(token))
         session = GameSession.objects.select_related("partner", "player__user").filter(launch_digest=digest).first()
         if not claimed:
@@ -219,7 +220,7 @@ def game_session_authenticate(*, token: str) -> GameSession:
         if session.ended_at is None:
             game_session_end(session=session, reason=reason, actor=Actor.system("game_session"))
         raise GameSessionEnded(game_session_end_text(reason))
-    if not session.player.user.is_active:
+    if not (session.player.user.is_active and session.partner.is_active):  # switched off in the back office
         raise GameSessionEnded(game_session_end_text(GameSessionEnd.OPERATOR))
     if now - session.last_seen_at > TOUCH_EVERY:
         GameSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(last_seen_at=now)

@@ -306,3 +306,12 @@ def test_the_player_stops_its_own_session_from_the_page(client, partner_pair, ta
         "frame-ancestors https://casino.example https://www.casino.example:8443" in stopped["Content-Security-Policy"]
     )
     assert client.get("/api/v1/wallet/", **as_game(token)).json()["code"] == "game_session_ended"
+
+
+def test_a_partner_switched_off_launches_nothing_more_and_its_sessions_end(client, partner_pair, table):
+    partner, api = partner_pair
+    token = opened(client, launch(api, table=table.pk))
+    waiting = launch(api, table=table.pk)
+    Partner.objects.filter(pk=partner.pk).update(is_active=False)
+    assert client.get(path_of(waiting["url"])).status_code == 410
+    assert client.get("/api/v1/wallet/", **as_game(token)).json()["code"] == "game_session_ended"
