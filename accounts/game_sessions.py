@@ -167,7 +167,10 @@ def game_session_open(*, launch_token: str) -> tuple[GameSession, str]:
     with transaction.atomic():
         # One statement claims the link: a second opening, even at the same instant, finds it opened.
         claimed = GameSession.objects.filter(
-            launch_digest=digest, opened_at__isnull=True, ended_at__isnull=True, launch_expires_at__gt=now,
+            launch_digest=digest,
+            opened_at__isnull=True,
+            ended_at__isnull=True,
+            launch_expires_at__gt=now,
             partner__is_active=True,
         ).update(opened_at=now, last_seen_at=now, token_digest=_digest(token))
         session = GameSession.objects.select_related("partner", "player__user").filter(launch_digest=digest).first()
