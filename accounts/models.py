@@ -166,7 +166,9 @@ class PlayerIdentityChange(models.Model):
     )
     proposed_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
     proposed_at = models.DateTimeField(auto_now_add=True)
-    decided_by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    decided_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
