@@ -7,13 +7,31 @@ from django.db import models
 from django.urls import reverse
 from django.utils.html import format_html
 
+from accounts.game_sessions import (
+    game_session_end,
+    game_session_end_reason,
+    partner_origin_change_approve,
+    partner_origin_change_propose,
+    partner_origin_change_reject,
+)
 from accounts.identity import (
     player_identity_change_approve,
     player_identity_change_check,
     player_identity_change_propose,
     player_identity_change_reject,
 )
-from accounts.models import IdentityChangeStatus, Partner, Player, PlayerIdentityChange, User
+from accounts.models import (
+    GameSession,
+    GameSessionEnd,
+    IdentityChangeStatus,
+    Partner,
+    PartnerOriginChange,
+    Player,
+    PlayerIdentityChange,
+    User,
+)
+from accounts.origins import origins_check
+from core.actors import Actor
 from core.admin_base import MakerCheckerAdmin, html_table, short_id
 from core.errors import ServiceError
 from ledger.admin import LINES_SHOWN, account_lines_html
@@ -36,7 +54,7 @@ class PartnerAdmin(admin.ModelAdmin):
     exclude = ("secret",)
     # The wallet mode is chosen when the partner is made: switching it would strand the money of
     # its players on one side or the other.
-    readonly_fields = ("key_id", "mode", "wallet_url", "wallet_calls", "created_at")
+    readonly_fields = ("key_id", "mode", "wallet_url", "wallet_calls", "framing", "game_sessions", "created_at")
     # A webhook URL typed without a scheme is an https one (Django 6's default, stated now).
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
@@ -54,6 +72,20 @@ class PartnerAdmin(admin.ModelAdmin):
         day = reverse("wallet-reconciliation") + f"?partner={obj.pk}"
         return format_html('<a href="{}">every call to its wallet</a> · <a href="{}">reconciliation of a day</a>',
                            calls, day)  # fmt: skip
+
+    @admin.display(description="origins that may frame its game sessions")
+    def framing(self, obj):
+        rows = [(origin,) for origin in obj.origins]
+        table = html_table(("origin",), rows, empty="none: its game sessions open in a window of their own")
+        changes = reverse("admin:accounts_partneroriginchange_changelist") + f"?partner__id__exact={obj.pk}"
+        propose = reverse("admin:accounts_partneroriginchange_add") + f"?partner={obj.pk}"
+        return format_html('{}<p><a href="{}">Propose a change (maker-checker)</a> · <a href="{}">changes proposed and '
+                           "decided</a></p>", table, propose, changes)  # fmt: skip
+
+    @admin.display(description="game sessions")
+    def game_sessions(self, obj):
+        url = reverse("admin:accounts_gamesession_changelist") + f"?partner__id__exact={obj.pk}"
+        return format_html('<a href="{}">its players\' game sessions</a>', url)
 
     def has_add_permission(self, request):
         return False  # partners are created with `manage.py partner_create`, which prints the secret once
@@ -236,3 +268,158 @@ class PlayerIdentityChangeAdmin(MakerCheckerAdmin):
     def reject_selected(self, request, queryset):
         self._decide(request, queryset, lambda c, u: player_identity_change_reject(change=c, rejected_by=u),
                      "rejected")  # fmt: skip
+
+
+# --- Game launch: a partner's origins (maker-checker) and its players' game sessions --------------------
+
+
+class OriginChangeForm(forms.ModelForm):
+    """The proposal: every origin of the partner after the change, one a line."""
+
+    origins = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 4}), required=False,
+        help_text="One origin a line: https://casino.example or https://casino.example:8443. Empty: the partner's "
+        "game sessions open in a window of their own and cannot be framed.",
+    )  # fmt: skip
+
+    class Meta:
+        model = PartnerOriginChange
+        fields = ("partner", "origins", "reason")
+
+    def clean_origins(self):
+        lines = [line.strip() for line in self.cleaned_data.get("origins", "").splitlines() if line.strip()]
+        try:
+            return origins_check(lines)
+        except ServiceError as exc:
+            raise forms.ValidationError(exc.detail) from None
+
+
+@admin.register(PartnerOriginChange)
+class PartnerOriginChangeAdmin(MakerCheckerAdmin):
+    """Who may frame a partner's game sessions: proposed here, approved or rejected by another staff
+    member with the list's actions; nothing proposed is ever edited or deleted."""
+
+    proposed_status = IdentityChangeStatus.PROPOSED
+
+    form = OriginChangeForm
+    list_display = ("id", "partner", "before", "after", "reason", "status", "proposed_by", "decided_by", "decided_at")
+    list_filter = ("status", "partner")
+    actions = ("approve_selected", "reject_selected")
+
+    @admin.display(description="from")
+    def before(self, obj):
+        return ", ".join(obj.old_origins) or "none"
+
+    @admin.display(description="to")
+    def after(self, obj):
+        return ", ".join(obj.origins) or "none"
+
+    def get_changeform_initial_data(self, request):
+        initial = super().get_changeform_initial_data(request)
+        partner_id = str(initial.get("partner", ""))
+        if re.fullmatch(r"[0-9]{1,18}", partner_id):
+            partner = Partner.objects.filter(pk=int(partner_id)).first()
+            if partner is not None:
+                initial["origins"] = "\n".join(partner.origins)
+        return initial
+
+    def has_change_permission(self, request, obj=None):
+        return False if obj is not None else super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        try:
+            created = partner_origin_change_propose(
+                partner=obj.partner, origins=form.cleaned_data["origins"], reason=obj.reason, proposed_by=request.user
+            )
+        except ServiceError as exc:
+            self.message_user(request, exc.detail, messages.ERROR)
+            return
+        obj.pk = created.pk
+
+    @admin.action(description="Approve and apply the selected changes of origins", permissions=["change"])
+    def approve_selected(self, request, queryset):
+        self._decide(request, queryset, lambda c, u: partner_origin_change_approve(change=c, approved_by=u),
+                     "approved")  # fmt: skip
+
+    @admin.action(description="Reject the selected changes of origins", permissions=["change"])
+    def reject_selected(self, request, queryset):
+        self._decide(request, queryset, lambda c, u: partner_origin_change_reject(change=c, rejected_by=u),
+                     "rejected")  # fmt: skip
+
+
+class GameSessionStateFilter(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request, model_admin):
+        return (("open", "open"), ("ended", "ended"))
+
+    def queryset(self, request, queryset):
+        if self.value() == "open":
+            return queryset.filter(ended_at__isnull=True)
+        if self.value() == "ended":
+            return queryset.filter(ended_at__isnull=False)
+        return queryset
+
+
+@admin.register(GameSession)
+class GameSessionAdmin(admin.ModelAdmin):
+    """Each game session a partner launched: whose, when it started, when it was last seen, how it
+    ended. Operators end one with the list's action (audited); nothing else changes here."""
+
+    list_display = ("short", "partner", "player", "kind", "started", "last_seen_at", "ended")
+    list_filter = (GameSessionStateFilter, "partner", "demo", "ended_reason")
+    search_fields = ("player__user__username", "player__external_id", "id")
+    list_select_related = ("partner", "player__user")
+    actions = ("end_selected",)
+    fields = ("id", "partner", "player", "demo", "table_id", "language", "lobby_url", "created_at",
+              "launch_expires_at", "opened_at", "last_seen_at", "ended", "ended_by")  # fmt: skip
+    readonly_fields = fields
+
+    @admin.display(description="session", ordering="created_at")
+    def short(self, obj):
+        return short_id(obj.pk)
+
+    @admin.display(description="kind", ordering="demo")
+    def kind(self, obj):
+        return "demo (play money)" if obj.demo else "player"
+
+    @admin.display(description="started", ordering="opened_at")
+    def started(self, obj):
+        if obj.opened_at is None:
+            return "link not opened"
+        return obj.opened_at.strftime("%Y-%m-%d %H:%M:%S")
+
+    @admin.display(description="ended how", ordering="ended_at")
+    def ended(self, obj):
+        reason = game_session_end_reason(obj)
+        if reason is None:
+            return "open"
+        when = obj.ended_at.strftime("%Y-%m-%d %H:%M:%S") if obj.ended_at else "now"
+        return f"{GameSessionEnd(reason).label}, {when}"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False if obj is not None else super().has_change_permission(request, obj)
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        if not request.user.has_perm("accounts.change_gamesession"):
+            actions.pop("end_selected", None)
+        return actions
+
+    @admin.action(description="End the selected game sessions now")
+    def end_selected(self, request, queryset):
+        ended = sum(
+            game_session_end(session=session, reason=GameSessionEnd.OPERATOR, actor=Actor.operator(request.user))
+            for session in queryset.filter(ended_at__isnull=True)
+        )
+        self.message_user(request, f"{ended} game session(s) ended.", messages.SUCCESS)

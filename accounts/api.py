@@ -48,6 +48,7 @@ class PlayerScoped(APIView):
 
     permission_classes = [IsAuthenticated]
     throttle_classes = [PlayerRateThrottle]
+    game_session_allowed = True  # a launched game's page plays as its player (accounts/authentication.py)
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
@@ -69,6 +70,7 @@ class PartnerScoped(PlayerScoped):
 
     authentication_classes = [PartnerSignatureAuthentication]
     throttle_classes = [PartnerRateThrottle]
+    game_session_allowed = False
 
     def scoped_player(self):
         player = self.request.user.player  # read with the partner when the signature was checked

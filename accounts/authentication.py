@@ -9,6 +9,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, TokenAuthentication
 
+from accounts.game_sessions import game_session_authenticate
 from accounts.models import Partner, Player
 from accounts.partners import partner_authenticate
 from accounts.tokens import token_authenticate
@@ -78,6 +79,44 @@ class PartnerSignatureScheme(OpenApiAuthenticationExtension):
                 "Every partner request also carries X-Timestamp (Unix seconds, within 300 s), X-Nonce "
                 "(8-64 of [A-Za-z0-9_-], new every request) and X-Signature = hex(HMAC-SHA256(secret, "
                 '"{timestamp}.{nonce}.{METHOD}.{path with query}.{raw body}")).'
+            ),
+        }
+
+
+class GameSessionAuthentication(BaseAuthentication):
+    """`Authorization: GameSession <token>`: the credential a launched game's page keeps in memory
+    and sends itself (accounts/game_sessions.py). No browser adds it on its own, so it needs no
+    CSRF check, and it works in a cross-site frame without cookies. It acts as its player's web
+    front end does: only on player endpoints (views that say `game_session_allowed`)."""
+
+    keyword = "GameSession"
+
+    def authenticate(self, request):
+        scheme, _, token = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
+        if scheme != self.keyword:
+            return None
+        view = (request.parser_context or {}).get("view")
+        if not getattr(view, "game_session_allowed", False):
+            raise exceptions.PermissionDenied(gettext("A game session can only play, as its player."))
+        session = game_session_authenticate(token=token.strip())
+        return session.player.user, session
+
+    def authenticate_header(self, request):
+        return f'{self.keyword} realm="game"'
+
+
+class GameSessionScheme(OpenApiAuthenticationExtension):
+    target_class = "accounts.authentication.GameSessionAuthentication"
+    name = "gameSession"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": (
+                'Send "Authorization: GameSession <token>": the credential of a launched game session, '
+                "which only the game's own page holds (API.md, Game launch)."
             ),
         }
 

@@ -38,6 +38,10 @@ class Partner(models.Model):
     # is called at {wallet_url}/balance, /debit, /credit and /rollback; blank: a transfer wallet.
     wallet_url = models.URLField(blank=True, validators=[outbound_url_validate])
     is_active = models.BooleanField(default=True)
+    # The sites that may frame its game sessions (API.md "Game launch"): origins such as
+    # "https://casino.example" (accounts/game_sessions.py checks them); none: the game opens in a
+    # window of its own and cannot be framed. Changed by four eyes (PartnerOriginChange).
+    origins = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -177,3 +181,78 @@ class PlayerIdentityChange(models.Model):
 
     def __str__(self) -> str:
         return f"Identity change #{self.pk} of {self.player}"
+
+
+class GameSessionEnd(models.TextChoices):
+    """How a game session ended."""
+
+    DELETED = "deleted", "Ended by the partner (DELETE)"
+    IDLE = "idle", "30 minutes without a request"
+    EXCLUDED = "excluded", "The player was excluded"
+    OPERATOR = "operator", "Ended by an operator"
+    PLAYER = "player", "Ended by the player"
+
+
+class GameSession(models.Model):
+    """The table opened on a partner's site for one of its players (API.md "Game launch"), or a
+    demo session with a play-money player of its own. The launch URL's token opens it once,
+    within LAUNCH_TTL; opening it gives the page its credential (`Authorization: GameSession
+    <token>`), which only the page's scripts send. Only the SHA-256 of either is stored."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    partner = models.ForeignKey(Partner, on_delete=models.PROTECT, related_name="game_sessions")
+    # A demo session's player is its own play-money player (no partner): nobody's wallet.
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="game_sessions")
+    demo = models.BooleanField(default=False)
+    table_id = models.BigIntegerField(null=True, blank=True)  # where the player lands; none: the lobby
+    language = models.CharField(max_length=8)  # a code of settings.LANGUAGES
+    lobby_url = models.URLField(max_length=2000, blank=True)
+    launch_digest = models.CharField(max_length=64, unique=True)
+    launch_expires_at = models.DateTimeField()
+    opened_at = models.DateTimeField(null=True, blank=True)
+    token_digest = models.CharField(max_length=64, unique=True, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Written at most about once a minute (accounts/game_sessions.py), not on every request.
+    last_seen_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    ended_reason = models.CharField(max_length=10, choices=GameSessionEnd.choices, blank=True)
+    ended_by = models.CharField(max_length=64, blank=True)  # the actor, as "operator:7"
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["player", "ended_at"], name="game_session_player_open")]
+
+    def __str__(self) -> str:
+        return f"game session {str(self.pk)[:8]} of {self.player}"
+
+
+class PartnerOriginChange(models.Model):
+    """A new list of the sites that may frame a partner's game sessions: one staff member proposes,
+    another approves (four eyes), as identity changes. The origins the partner had when it was
+    proposed are kept: an approval applies only to them."""
+
+    partner = models.ForeignKey(Partner, on_delete=models.PROTECT, related_name="origin_changes")
+    old_origins = models.JSONField(default=list)
+    origins = models.JSONField(
+        default=list, blank=True,
+        help_text="Every origin that may frame the partner's game sessions, e.g. https://casino.example",
+    )  # fmt: skip
+    reason = models.CharField(max_length=500)
+    status = models.CharField(
+        max_length=10, choices=IdentityChangeStatus.choices, default=IdentityChangeStatus.PROPOSED
+    )
+    proposed_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    proposed_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(decided_by__isnull=True) | ~models.Q(decided_by=models.F("proposed_by")),
+                name="origin_change_four_eyes",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Origin change #{self.pk} of {self.partner}"

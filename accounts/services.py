@@ -17,6 +17,7 @@ from django.utils.translation import gettext, gettext_lazy
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from accounts.models import Partner, Player, User
+from accounts.origins import origins_check
 from accounts.roles import AUDITOR, OPERATOR, SUPPORT
 from accounts.tokens import token_issue
 from accounts.usernames import username_is_valid, username_look_alikes, username_normalize
@@ -40,6 +41,8 @@ ROLE_PERMISSIONS: dict[str, set[str]] = {
         "casino.view_walletcall",
         "accounts.view_player", "accounts.view_partner", "accounts.view_playeridentitychange",
         "accounts.add_playeridentitychange", "accounts.change_playeridentitychange",
+        "accounts.view_partneroriginchange", "accounts.add_partneroriginchange",
+        "accounts.change_partneroriginchange", "accounts.view_gamesession", "accounts.change_gamesession",
         "ledger.view_account", "ledger.view_journalentry", "ledger.view_posting", "ledger.view_entryseal",
         "ledger.view_verificationrun", "ledger.view_adjustment", "ledger.add_adjustment", "ledger.change_adjustment",
         "protection.view_playerlimit", "protection.view_exclusion", "protection.view_realitycheck",
@@ -50,6 +53,7 @@ ROLE_PERMISSIONS: dict[str, set[str]] = {
         "ledger.view_account", "ledger.view_journalentry", "ledger.view_posting",
         "ledger.view_adjustment", "ledger.add_adjustment",
         "accounts.view_playeridentitychange", "accounts.add_playeridentitychange",
+        "accounts.view_gamesession",
         "protection.view_playerlimit", "protection.view_exclusion",
     },
 }  # fmt: skip
@@ -95,22 +99,26 @@ def player_create(*, username: str, password: str | None, email: str = "", curre
     return player
 
 
-def partner_create(*, name: str, webhook_url: str = "", wallet_url: str = "") -> tuple[Partner, str]:
+def partner_create(*, name: str, webhook_url: str = "", wallet_url: str = "",
+                   origins: list[str] | tuple[str, ...] = ()) -> tuple[Partner, str]:  # fmt: skip
     """A partner casino with a new key and secret; the secret is returned to be shown once. With a
     `wallet_url`, a seamless-wallet partner (API.md "Seamless wallet"). Both URLs must be ones the
-    service may call (core/outbound.py), else `invalid_input`."""
+    service may call (core/outbound.py), else `invalid_input`. `origins` are the sites that may
+    frame its game sessions (accounts/game_sessions.py checks them)."""
     try:
         outbound_url_validate(webhook_url)
         outbound_url_validate(wallet_url)
     except ValidationError as exc:
         raise InvalidInput(" ".join(exc.messages)) from None
+    checked = origins_check(list(origins))
     secret = secrets.token_urlsafe(32)
     partner = Partner.objects.create(
         name=name, key_id=f"pk_{secrets.token_hex(8)}", secret=secret, webhook_url=webhook_url,
-        wallet_url=wallet_url.rstrip("/"),
+        wallet_url=wallet_url.rstrip("/"), origins=checked,
     )  # fmt: skip
     audit_record(actor_type="system", actor_id="partner_create", action="partner.created", obj_type="partner",
-                 obj_id=partner.pk, webhook_url=webhook_url, wallet_url=partner.wallet_url)  # fmt: skip
+                 obj_id=partner.pk, webhook_url=webhook_url, wallet_url=partner.wallet_url,
+                 origins=checked)  # fmt: skip
     return partner, secret
 
 

@@ -25,7 +25,8 @@ from accounts.auth_cache import (
     partner_player_name,
     token_name,
 )
-from accounts.models import ApiToken, Partner, Player, User
+from accounts.game_sessions import game_sessions_end_for_player
+from accounts.models import ApiToken, GameSessionEnd, Partner, Player, User
 from accounts.partners import partner_nonces_to_cache
 from accounts.tokens import tokens_revoke
 from core.actors import Actor
@@ -111,6 +112,7 @@ def end_tokens_after_password_change(sender, instance, **kwargs):
 @receiver(exclusion_started)
 def end_tokens_of_excluded_player(sender, player, actor, **kwargs):
     tokens_revoke(user=player.user, actor=actor, reason="excluded")
+    game_sessions_end_for_player(player=player, reason=GameSessionEnd.EXCLUDED, actor=actor)
 
 
 # --- What authentication remembers (accounts/auth_cache.py) goes out of date with what it read ---

@@ -26,8 +26,9 @@ PARTNER_SHARE = 0.3  # of the players, a partner's (each of their rounds has a w
 
 
 def _setup(url: str) -> None:
-    os.environ.update(DATABASE_URL=url, DEBUG="false", SECRET_KEY="bench-" + "x" * 50, ALLOWED_HOSTS="*",
-                      SECURE_SSL_REDIRECT="false")
+    os.environ.update(
+        DATABASE_URL=url, DEBUG="false", SECRET_KEY="bench-" + "x" * 50, ALLOWED_HOSTS="*", SECURE_SSL_REDIRECT="false"
+    )
     os.environ["REDIS_URL"] = ""  # no broker; set (though empty) so that a checkout's .env does not name one
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
@@ -35,7 +36,10 @@ def _setup(url: str) -> None:
 
     django.setup()
     # No `collectstatic` here: plain static names, as the tests use.
-    settings.STORAGES = {**settings.STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
 
 
 def _fill(rounds: int, days: int, today: int) -> dict:
@@ -47,8 +51,16 @@ def _fill(rounds: int, days: int, today: int) -> dict:
 
     tables = [
         Table.objects.create(name="Classic EUR", currency="EUR", min_bet=100, max_bet=50_000, max_tie_bet=5_000),
-        Table.objects.create(name="High Roller EUR", currency="EUR", min_bet=1_000, max_bet=500_000, bet_step=500,
-                             max_tie_bet=50_000, tie_pays=11, tie_after_tie_bonus=True),
+        Table.objects.create(
+            name="High Roller EUR",
+            currency="EUR",
+            min_bet=1_000,
+            max_bet=500_000,
+            bet_step=500,
+            max_tie_bet=50_000,
+            tie_pays=11,
+            tie_after_tie_bonus=True,
+        ),
         Table.objects.create(name="Classic USD", currency="USD", min_bet=100, max_bet=50_000, max_tie_bet=5_000),
     ]
     partners = [Partner.objects.create(name=f"Partner {i}", key_id=f"key{i}", secret="s" * 40) for i in range(2)]
@@ -266,9 +278,7 @@ def main() -> None:
     cold = {
         # The first read after the deploy sums up the finished days it needs, once.
         "dashboard page, first ever (sums up the 30 days' finished hours)": _once_ms(_page(client, "/admin/")),
-        "GGR report by day, all time, first (sums up the other hours)": _once_ms(
-            lambda: reports.ggr_report(by="day")
-        ),
+        "GGR report by day, all time, first (sums up the other hours)": _once_ms(lambda: reports.ggr_report(by="day")),
     }
     warm = {
         "dashboard page (whole request, operator)": _best_ms(_page(client, "/admin/"), args.repeat),
@@ -288,7 +298,8 @@ def main() -> None:
     everything = datetime(2000, 1, 1, tzinfo=UTC)
     before = {
         "30 days per table, straight from the rounds": _best_ms(
-            lambda: reports._grouped_sums(reports._known_rounds(timezone.now() - timedelta(days=30)), per="day"), args.repeat
+            lambda: reports._grouped_sums(reports._known_rounds(timezone.now() - timedelta(days=30)), per="day"),
+            args.repeat,
         ),
         "all time per day and table, straight from the rounds": _best_ms(
             lambda: reports._grouped_sums(reports._known_rounds(everything), per="day"), args.repeat

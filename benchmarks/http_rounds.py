@@ -230,7 +230,9 @@ def _signed_requests(setup: dict, args, seconds: float) -> dict:
         with (directory / f"signed{index}").open("w") as out:
             for n in range(count):
                 headers = partner_headers(setup["partner_key"], setup["partner_secret"], "POST", path, body)
-                out.write(f"{headers['X-Timestamp']} {headers['X-Nonce']} {headers['X-Signature']} k{index}-{n}-{secrets.token_hex(4)}\n")
+                out.write(
+                    f"{headers['X-Timestamp']} {headers['X-Nonce']} {headers['X-Signature']} k{index}-{n}-{secrets.token_hex(4)}\n"
+                )
     return {
         "BENCH_SIGNED": str(directory / "signed"), "BENCH_TABLE": setup["table"],
         "BENCH_PARTNER_KEY": setup["partner_key"], "BENCH_EXTERNAL_IDS": " ".join(setup["external_ids"]),
@@ -306,7 +308,9 @@ def arguments(description: str) -> argparse.ArgumentParser:
 def main() -> None:
     parser = arguments(__doc__)
     parser.add_argument("--paths", default="token,partner")
-    parser.add_argument("--floor", default=str(FLOOR), help="the floor's run.sh (default: ../shared beside the checkout)")
+    parser.add_argument(
+        "--floor", default=str(FLOOR), help="the floor's run.sh (default: ../shared beside the checkout)"
+    )
     parser.add_argument("--no-floor", action="store_true", help="skip the floor (no ../shared here)")
     parser.add_argument("--pgbench", action="store_true", help="also pgbench tpcb-like TPS, after each pass")
     args = parser.parse_args()

@@ -17,6 +17,7 @@ def bench_setup(*, players: int, partner_players: int, decision_timeout_s: int =
     from accounts.models import TransferDirection
     from accounts.partners import partner_player_upsert, partner_transfer
     from accounts.services import partner_create, player_create
+
     try:
         from accounts.tokens import token_issue
     except ImportError:  # a checkout from before expiring tokens (BENCH_ROOT)
@@ -24,6 +25,7 @@ def bench_setup(*, players: int, partner_players: int, decision_timeout_s: int =
 
         def token_issue(*, user):
             return Token.objects.create(user=user).key
+
     from casino.models import Table
     from core.actors import Actor
     from ledger.services import wallet_deposit

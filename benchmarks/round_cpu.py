@@ -83,10 +83,16 @@ def main() -> None:
     parser.add_argument("--partner", action="store_true", help="the signed partner path instead of a token")
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--get", metavar="PATH", help="time GET PATH (with the token) instead, for comparison")
-    parser.add_argument("--house-rule", action="store_true",
-                        help="then take the house rule for the ties left waiting, as the worker does, and measure that")
-    parser.add_argument("--settle", action="store_true",
-                        help="then settle the rounds placed as the worker does (batches), and measure that too")
+    parser.add_argument(
+        "--house-rule",
+        action="store_true",
+        help="then take the house rule for the ties left waiting, as the worker does, and measure that",
+    )
+    parser.add_argument(
+        "--settle",
+        action="store_true",
+        help="then settle the rounds placed as the worker does (batches), and measure that too",
+    )
     args = parser.parse_args()
 
     url = fresh_database("bench_round_cpu", CODE)
@@ -115,7 +121,9 @@ def main() -> None:
         path = "/api/v1/rounds/" if not args.partner else f"/api/v1/partner/players/{setup['external_ids'][0]}/rounds/"
         headers = {"HTTP_IDEMPOTENCY_KEY": f"cpu-{n}-{time.time_ns()}"}
         if args.partner:
-            for name, value in partner_headers(setup["partner_key"], setup["partner_secret"], "POST", path, body).items():
+            for name, value in partner_headers(
+                setup["partner_key"], setup["partner_secret"], "POST", path, body
+            ).items():
                 headers["HTTP_" + name.upper().replace("-", "_")] = value
         else:
             headers["HTTP_AUTHORIZATION"] = f"Token {setup['tokens'][0]}"

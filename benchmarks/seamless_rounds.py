@@ -159,7 +159,8 @@ def wallet_checks(env: dict, setup: dict, wallet) -> dict:
         "wallet_balance_mismatches": dict(list(mismatched.items())[:5]),
         # The partner's wallet moved, in total, what our ledger's account of that partner says.
         "wallet_net_equals_ledger": wallet_net == books["seamless_account"],
-        "wallet_net": wallet_net, "ledger_seamless_account": books["seamless_account"],
+        "wallet_net": wallet_net,
+        "ledger_seamless_account": books["seamless_account"],
     }
 
 

@@ -20,6 +20,7 @@ app_name = "api"
 urlpatterns = [
     *accounts_api.player_paths(player_endpoints, partner=False),
     *accounts_api.player_paths(player_endpoints, partner=True),
+    *accounts_api.player_paths(casino_api.partner_endpoints, partner=True),
     path("", include(casino_api.urlpatterns)),
     path("", include(accounts_api.urlpatterns)),
 ]

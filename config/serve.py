@@ -196,7 +196,7 @@ def _banner(*, base: str, urls: dict[str, str], var: Path) -> str:
     API docs         {base}/api/docs/
     Health           {base}/healthz
 {servers}
-    Celery           worker and beat, logs in {var / 'worker.log'} and {var / 'beat.log'}
+    Celery           worker and beat, logs in {var / "worker.log"} and {var / "beat.log"}
 
   The current TOTP code of a staff login, and other management commands (in another terminal):
     $ bin/manage staff_totp --username operator --code

@@ -163,6 +163,7 @@ STORAGES = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.authentication.GameSessionAuthentication",  # a launched game's page (accounts/game_sessions.py)
         "accounts.authentication.PlayerTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
@@ -245,6 +246,8 @@ CELERY_BEAT_SCHEDULE = {
     "purge-idempotency-records": {"task": "core.purge_idempotency_records", "schedule": crontab(minute=17)},
     "purge-partner-nonces": {"task": "accounts.purge_partner_nonces", "schedule": crontab(minute=19)},
     "purge-idle-tokens": {"task": "accounts.purge_idle_tokens", "schedule": crontab(minute=21)},
+    # Game sessions 30 minutes idle are refused already; this records how they ended (the admin shows it).
+    "end-idle-game-sessions": {"task": "accounts.end_idle_game_sessions", "schedule": crontab(minute="*/5")},
     "purge-war-matches": {"task": "casino.purge_matches", "schedule": crontab(minute=23, hour=4)},
     # The back office's hourly totals: each hour of rounds is summed up once, soon after it ends.
     "sum-up-round-hours": {"task": "casino.sum_up_round_hours", "schedule": crontab(minute=12)},

@@ -16,7 +16,7 @@ PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture(scope="session")
-def chromium():
+def playwright_session():
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI"):
             pytest.fail(f"{CHROMIUM} is missing: .ci/run installs Debian's chromium")
@@ -26,12 +26,29 @@ def chromium():
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
-        )
-        yield browser
-        browser.close()
+    with sync_playwright() as playwright:  # one per test session: the sync API allows no second
+        yield playwright
+
+
+@pytest.fixture(scope="session")
+def chromium(playwright_session):
+    browser = playwright_session.chromium.launch(
+        executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
+    )
+    yield browser
+    browser.close()
+
+
+@pytest.fixture(scope="session")
+def blocking_chromium(playwright_session):
+    """Chromium that blocks third-party cookies, as Safari does and Chrome's setting can: a cross-site
+    frame then has neither cookies nor storage (game launch, tests/web/test_game_launch.py)."""
+    browser = playwright_session.chromium.launch(
+        executable_path=CHROMIUM,
+        args=["--headless", "--no-sandbox", "--disable-gpu", "--test-third-party-cookie-phaseout"],
+    )
+    yield browser
+    browser.close()
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import json
 import re
 import shutil
 import subprocess
+import threading
 import types
 from pathlib import Path
 
@@ -170,3 +171,54 @@ def _post(wallet: PartnerWallet, path: str, headers: dict, body: bytes) -> tuple
 
 def test_the_guide_is_linked_from_the_readme():
     assert "(docs/PARTNERS.md)" in (DOC.parent.parent / "README.md").read_text()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_launch_examples_frame_the_table_from_another_site(blocking_chromium, live_server, settings,
+                                                               monkeypatch, tmp_path):  # fmt: skip
+    """The Python server and the HTML page of "Game launch", as written: the page (on 127.0.0.1)
+    frames the table (on localhost) in Chromium with third-party cookies blocked, hears its events,
+    and ends the session; then the same for a demo table."""
+    from accounts.models import GameSession
+    from accounts.services import partner_create
+    from tests.factories import TableFactory
+
+    settings.OUTBOUND_ALLOW_PRIVATE = True  # the example's lobby and origin are http on this machine
+    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
+    TableFactory(name="Doc EUR")
+    partner, secret = partner_create(name="Acme Casino")
+    monkeypatch.setenv("CASINO_URL", live_server.url)
+    monkeypatch.setenv("PARTNER_KEY", partner.key_id)
+    monkeypatch.setenv("PARTNER_SECRET", secret)
+    (tmp_path / "partner.html").write_text(example("launch-html"))
+    namespace: dict = {"__name__": "partner_site", "__file__": str(tmp_path / "partner_site.py")}
+    exec(compile(example("launch-python"), "PARTNERS.md:launch-python", "exec"), namespace)  # as a reader runs it
+    server = namespace["serve"](0)
+    Partner.objects.filter(pk=partner.pk).update(origins=[f"http://127.0.0.1:{server.server_port}"])
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    context = blocking_chromium.new_context(locale="en-US", viewport={"width": 1300, "height": 1000})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        page.goto(f"http://127.0.0.1:{server.server_port}/")
+        page.click("#play")
+        page.frame_locator("#game").locator("#main .table-card").first.wait_for()  # our lobby, in the frame
+        page.wait_for_selector("#events li[data-type=ready]", state="attached")
+        page.wait_for_selector("#events li[data-type='balance.changed']", state="attached")
+        assert page.inner_text("#balance") == "0.00 EUR"
+        session = GameSession.objects.get(player__external_id="player-42")
+        page.click("#close")
+        page.wait_for_function("document.getElementById('game').hidden")
+        session.refresh_from_db()
+        assert session.ended_reason == "deleted"
+        page.click("#demo")
+        page.frame_locator("#game").locator(".demo-badge").wait_for()
+        page.wait_for_function("document.querySelectorAll('#events li[data-type=ready]').length === 2")
+        assert "1,000.00 EUR" in page.inner_text("#balance") or page.inner_text("#balance") == "1000.00 EUR"
+        assert GameSession.objects.filter(demo=True, partner=partner).count() == 1
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()

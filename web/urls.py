@@ -1,6 +1,6 @@
 from django.urls import path
 
-from web import views
+from web import game, views
 
 app_name = "web"
 urlpatterns = [
@@ -20,4 +20,15 @@ urlpatterns = [
     path("play-safe/", views.protection, name="protection"),
     path("play-safe/change/", views.protection_change, name="protection-change"),
     path("war/", views.war, name="war"),
+]
+
+# The pages of a game session launched by a partner (web/game.py).
+urlpatterns += [
+    path("play/launch/<str:token>/", game.launch, name="game-launch"),
+    path("play/jsi18n/<str:language>/", game.catalog, name="game-catalog"),
+    path("play/<str:session_id>/", game.lobby, name="game-lobby"),
+    path("play/<str:session_id>/tables/<int:table_id>/", game.table, name="game-table"),
+    path("play/<str:session_id>/history/", game.history, name="game-history"),
+    path("play/<str:session_id>/state/", game.state, name="game-state"),
+    path("play/<str:session_id>/end/", game.end, name="game-end"),
 ]

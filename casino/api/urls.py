@@ -3,7 +3,7 @@
 
 from django.urls import path
 
-from casino.api import fairness, matches, rounds, tables, wallet
+from casino.api import fairness, launch, matches, rounds, tables, wallet
 
 urlpatterns = [
     path("tables/", tables.TableListView.as_view(), name="tables"),
@@ -11,6 +11,11 @@ urlpatterns = [
     path("matches/", matches.MatchListView.as_view(), name="matches"),
     path("matches/<str:match_id>/", matches.MatchDetailView.as_view(), name="match"),
     path("matches/<str:match_id>/decision/", matches.MatchDecisionView.as_view(), name="match-decision"),
+    path("partner/sessions/demo/", launch.DemoSessionListView.as_view(), name="partner-demo-sessions"),
+    path(
+        "partner/sessions/demo/<str:session_id>/", launch.DemoSessionDetailView.as_view(), name="partner-demo-session"
+    ),
 ]
 
 player_endpoints = [*rounds.player_endpoints, *fairness.player_endpoints, *wallet.player_endpoints]
+partner_endpoints = launch.partner_endpoints  # a partner's, for its player: game launch

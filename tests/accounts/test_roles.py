@@ -28,7 +28,13 @@ MATRIX = [
     ("accounts.change_playeridentitychange", True, False, False),  # approving and rejecting
     ("accounts.delete_playeridentitychange", False, False, False),
     ("accounts.view_partner", True, True, False),
-    ("accounts.change_partner", False, False, False),
+    ("accounts.change_partner", False, False, False),  # its origins change by four eyes:
+    ("accounts.add_partneroriginchange", True, False, False),  # proposing
+    ("accounts.change_partneroriginchange", True, False, False),  # approving and rejecting
+    ("accounts.delete_partneroriginchange", False, False, False),
+    ("accounts.view_gamesession", True, True, True),
+    ("accounts.change_gamesession", True, False, False),  # ending one
+    ("accounts.delete_gamesession", False, False, False),
     ("ledger.view_journalentry", True, True, True),
     ("ledger.change_journalentry", False, False, False),
     ("ledger.view_verificationrun", True, True, False),

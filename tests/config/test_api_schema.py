@@ -35,6 +35,8 @@ BUSINESS_400 = {
     "/api/v1/matches/": "the rule book refuses some combinations of a preset's options",
     "/api/v1/protection/exclusions/": "a time-out needs `days`, a self-exclusion `months`",
     "/api/v1/protection/reality-check/": "an interval is 0 or 10 to 480 minutes",
+    "/api/v1/sessions/": "a game launch: a table id no table has is unknown_table, a lobby_url an https URL",
+    "/api/v1/partner/sessions/demo/": "a demo launch: a table id no table has is unknown_table, a lobby_url an https URL",
 }
 CONFIG = {
     "generation": {
@@ -64,7 +66,6 @@ CONFIG = {
         for path in BUSINESS_400
     ],
 }
-
 
 
 class PartnerSigner:
@@ -182,13 +183,22 @@ def test_the_api_takes_json_only_and_answers_problems_as_problem_json(served):
                 assert set(response["content"]) == {"application/problem+json"}, (method, path, status)
 
 
-@pytest.mark.parametrize(("path", "page"), [("/api/v1/rounds/", "RoundPage"), ("/api/v1/wallet/transactions/", "WalletLinePage")])
+@pytest.mark.parametrize(
+    ("path", "page"), [("/api/v1/rounds/", "RoundPage"), ("/api/v1/wallet/transactions/", "WalletLinePage")]
+)
 def test_lists_are_documented_as_the_pages_they_are(served, path, page):
     operation = served["paths"][path]["get"]
-    assert operation["responses"]["200"]["content"]["application/json"]["schema"] == {"$ref": f"#/components/schemas/{page}"}
+    assert operation["responses"]["200"]["content"]["application/json"]["schema"] == {
+        "$ref": f"#/components/schemas/{page}"
+    }
     shape = served["components"]["schemas"][page]
     assert set(shape["properties"]) == {"count", "next", "previous", "results"} == set(shape["required"])
-    assert shape["properties"]["next"] == {"type": "string", "format": "uri", "nullable": True, "description": "The next page, if any."}
+    assert shape["properties"]["next"] == {
+        "type": "string",
+        "format": "uri",
+        "nullable": True,
+        "description": "The next page, if any.",
+    }
     limit, offset = (next(p for p in operation["parameters"] if p["name"] == name) for name in ("limit", "offset"))
     assert limit["schema"] == {"type": "integer", "minimum": 1, "maximum": 500} and offset["in"] == "query"
 
@@ -197,7 +207,11 @@ def test_idempotency_keys_usernames_and_the_token_scheme_are_documented(served):
     key = next(p for p in served["paths"]["/api/v1/rounds/"]["post"]["parameters"] if p["name"] == "Idempotency-Key")
     assert key["in"] == "header" and key["required"] and key["schema"]["maxLength"] == 255
     username = served["components"]["schemas"]["SignupRequest"]["properties"]["username"]
-    assert username["minLength"] == 3 and username["maxLength"] == 150 and "reads like one taken" in username["description"]
+    assert (
+        username["minLength"] == 3
+        and username["maxLength"] == 150
+        and "reads like one taken" in username["description"]
+    )
     token = served["components"]["securitySchemes"]["tokenAuth"]
     assert token["type"] == "apiKey" and token["in"] == "header" and token["name"] == "Authorization"
     assert "Token <token>" in token["description"]

@@ -19,8 +19,12 @@ class Command(BaseCommand):
             "--wallet-url", default="",
             help="A seamless-wallet partner: its wallet, called at URL/balance, /debit, /credit and /rollback.",
         )  # fmt: skip
+        parser.add_argument(
+            "--origin", action="append", default=[], dest="origins", metavar="ORIGIN",
+            help="A site that may frame the partner's game sessions: https://host[:port] (repeatable).",
+        )  # fmt: skip
 
-    def handle(self, *args, name, webhook_url, wallet_url, **options):
+    def handle(self, *args, name, webhook_url, wallet_url, origins, **options):
         for url in (webhook_url, wallet_url):
             if url:
                 try:
@@ -28,8 +32,10 @@ class Command(BaseCommand):
                 except ValidationError:
                     raise CommandError(f"{url!r} is not an http(s) URL") from None
         try:
-            partner, secret = partner_create(name=name.strip(), webhook_url=webhook_url, wallet_url=wallet_url)
-        except InvalidInput as exc:  # a URL the service may not call (API.md, "Calls to partners' servers")
+            partner, secret = partner_create(
+                name=name.strip(), webhook_url=webhook_url, wallet_url=wallet_url, origins=origins
+            )
+        except InvalidInput as exc:  # a URL the service may not call, an origin that is none
             raise CommandError(exc.detail) from None
         except IntegrityError:
             raise CommandError(f"a partner named {name!r} exists already") from None

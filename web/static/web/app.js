@@ -29,9 +29,16 @@ const CW = (() => {
 
   /* One call to the public API with the session cookie; a POST that creates or moves money carries
      an Idempotency-Key, so that a retry of the same click can never bet twice. */
+  /* A game launched by a partner (game.js) sends its session's credential instead of cookies. */
+  const game = () => (typeof CWGame !== "undefined" ? CWGame : null);
+
   async function api(method, path, body, { key } = {}) {
     const headers = { Accept: "application/json" };
-    if (method !== "GET") {
+    const launched = game();
+    if (launched) {
+      Object.assign(headers, launched.headers());
+      if (method !== "GET") headers["Content-Type"] = "application/json";
+    } else if (method !== "GET") {
       headers["Content-Type"] = "application/json";
       headers["X-CSRFToken"] = cookie("csrftoken");
     }
@@ -39,14 +46,23 @@ const CW = (() => {
     let response;
     try {
       response = await fetch("/api/v1/" + path, {
-        method, headers, credentials: "same-origin", body: body === undefined ? undefined : JSON.stringify(body),
+        method, headers, credentials: launched ? "omit" : "same-origin", body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (error) {
       throw new ApiError(0, null);
     }
     const data = response.status === 204 ? null : await response.json().catch(() => null);
-    if (!response.ok) throw new ApiError(response.status, data);
+    if (!response.ok) {
+      if (launched && response.status === 401) launched.end(data);
+      throw new ApiError(response.status, data);
+    }
     return data;
+  }
+
+  /* Where a round is recalled: the round's page, or in a launched game its history. */
+  function roundUrl(id) {
+    const launched = game();
+    return launched ? launched.path("history/") : `/history/${id}/`;
   }
 
   /* The one money format of the service (ledger/money.py): €1,234.50 in English, 1.234,50 € in
@@ -164,6 +180,10 @@ const CW = (() => {
     }
     dialog.querySelector('[data-action="continue"]').addEventListener("click", () => { dialog.close(); schedule(); });
     dialog.querySelector('[data-action="stop"]').addEventListener("click", async () => {
+      if (game()) {
+        dialog.close();
+        return game().stop();
+      }
       try { await api("DELETE", "auth/session/"); } finally { window.location.href = "/"; }
     });
     schedule();
@@ -177,5 +197,5 @@ const CW = (() => {
     });
   });
 
-  return { api, ApiError, money, moneyShort, number, percent, card, cardLabel, duration, refreshBalance, newKey, tr, fmt, language };
+  return { api, ApiError, roundUrl, money, moneyShort, number, percent, card, cardLabel, duration, refreshBalance, newKey, tr, fmt, language };
 })();

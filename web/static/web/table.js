@@ -376,7 +376,7 @@ document.addEventListener("DOMContentLoaded", () => {
   function remember(round) {
     const item = document.createElement("li");
     const link = document.createElement("a");
-    link.href = `/history/${round.id}/`;
+    link.href = CW.roundUrl(round.id);
     link.append(card(round.player_card, { small: true }), card(round.dealer_card, { small: true }), " " + signed(round.net));
     link.classList.add(round.net > 0 ? "up" : round.net < 0 ? "down" : "even");
     item.append(link);
@@ -437,6 +437,7 @@ document.addEventListener("DOMContentLoaded", () => {
       await wait(delay);
       round = await api("GET", `rounds/${round.id}/`);
     }
+    document.dispatchEvent(new CustomEvent("cw:round", { detail: round }));
     await refreshBalance();
     refreshSession();
     if (seq !== state.seq || round.payout <= 0) return;  // the player dealt again meanwhile
@@ -448,6 +449,7 @@ document.addEventListener("DOMContentLoaded", () => {
 
   async function show(round, { animate = true } = {}) {
     const seq = ++state.seq;
+    document.dispatchEvent(new CustomEvent("cw:round", { detail: round }));
     const motion = animate && moving();
     state.round = round;
     if (state.shown.round !== round.id) {
@@ -587,6 +589,9 @@ document.addEventListener("DOMContentLoaded", () => {
     const here = page.results.filter((r) => r.table === String(table.id) && r.status !== "awaiting_decision");
     here.slice(0, 16).reverse().forEach(road);
     here.slice(0, 8).reverse().forEach(remember);
+    // A decision left waiting that the page was not told of (a launched game's page knows no round).
+    const waiting = page.results.find((r) => r.table === String(table.id) && r.status === "awaiting_decision");
+    if (waiting && !pending && !state.round) follow(waiting.id);
     if (here.length && !pending && !state.last && !state.busy && !state.round) {
       state.last = { main: here[0].main_bet, tie: here[0].tie_bet };
       setBet("main", here[0].main_bet);
