@@ -92,8 +92,11 @@ def pytest_arguments(args: list[str], environ=os.environ) -> list[str]:
     if _workers_chosen(args):
         return args
     workers = environ.get("TEST_WORKERS") or str(os.cpu_count() or 1)
-    # Each module's tests stay together on one worker: module fixtures (a bin/serve, a cluster) start once.
-    return ["-n", workers, "--dist", "loadscope", *args] if workers not in ("0", "1") else args
+    # Work stealing: each worker starts on a contiguous share of the tests (a module's tests, and its
+    # module fixtures such as a bin/serve on a fresh copy, mostly on one worker) and takes half of
+    # another's remaining share when it runs out. Not loadscope/loadgroup: they key tests by node id,
+    # and schemathesis's tests of every operation share one, so all but one would not run.
+    return ["-n", workers, "--dist", "worksteal", *args] if workers not in ("0", "1") else args
 
 
 def _step(title: str, command: list[str], env: dict[str, str]) -> None:
