@@ -12,7 +12,8 @@ from __future__ import annotations
 from django.contrib.auth import logout
 from django.urls import path
 from django.utils.translation import gettext
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.authentication import CSRFCheck
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -21,6 +22,7 @@ from rest_framework.views import APIView
 
 from accounts.authentication import PartnerRateThrottle, PartnerSignatureAuthentication, PlayerTokenAuthentication
 from accounts.partners import partner_player_get, partner_player_upsert, partner_transfer
+from accounts.selectors import partner_transfers
 from accounts.serializers import (
     CredentialsSerializer,
     PartnerPlayerSerializer,
@@ -28,12 +30,14 @@ from accounts.serializers import (
     SignupSerializer,
     TokenSerializer,
     TransferCreateSerializer,
+    TransferFilterSerializer,
+    TransferListedSerializer,
     TransferSerializer,
 )
 from accounts.services import player_session_sign_in, player_signup, player_token_sign_in
 from accounts.tokens import tokens_revoke
 from core.actors import Actor
-from core.api import problems, validated
+from core.api import PAGE_PARAMETERS, page_of, paginated, problems, validated
 from core.errors import NotAPlayer
 from core.idempotency import IDEMPOTENCY_HEADER, idempotent
 from core.throttling import AnonymousRateThrottle, PlayerRateThrottle
@@ -208,7 +212,63 @@ class PartnerPlayerView(APIView):
         return Response(player_representation(player), status=201 if created else 200)
 
 
+def transfer_representation(transfer) -> dict:
+    return {
+        "id": str(transfer.id),
+        "player": transfer.player.external_id,
+        "direction": transfer.direction,
+        "amount": transfer.amount,
+        "currency": transfer.currency,
+        "reference": transfer.reference,
+        "created_at": rfc3339(transfer.created_at),
+    }
+
+
+def _transfer_filters(request) -> dict:
+    return {name: request.query_params[name] for name in ("date", "reference") if name in request.query_params}
+
+
+TRANSFER_PAGE = page_of(TransferListedSerializer)
+TRANSFER_FILTERS = [
+    OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.QUERY, description="Only this UTC day's transfers."),
+    OpenApiParameter(
+        "reference",
+        {"type": "string", "minLength": 1, "maxLength": 128},
+        OpenApiParameter.QUERY,
+        description="Only the transfer with this reference.",
+    ),
+]
+
+
+class PartnerTransfersView(APIView):
+    """Every transfer of the partner's players, newest first (reconciliation: `?date=`)."""
+
+    authentication_classes = [PartnerSignatureAuthentication]
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [PartnerRateThrottle]
+
+    @extend_schema(
+        parameters=[*TRANSFER_FILTERS, *PAGE_PARAMETERS],
+        responses={200: TRANSFER_PAGE, **problems(400, 401, 429)},
+        summary="The partner's transfers, newest first",
+    )
+    def get(self, request):
+        filters = validated(TransferFilterSerializer, _transfer_filters(request))
+        transfers = partner_transfers(partner=request.auth, **filters)
+        return Response(paginated(request, self, transfers, transfer_representation))
+
+
 class PartnerTransferView(PartnerScoped):
+    @extend_schema(
+        parameters=[*TRANSFER_FILTERS, *PAGE_PARAMETERS],
+        responses={200: TRANSFER_PAGE, **problems(400, 401, 404, 429)},
+        summary="The player's transfers, newest first",
+    )
+    def get(self, request, external_id):
+        filters = validated(TransferFilterSerializer, _transfer_filters(request))
+        transfers = partner_transfers(partner=request.auth, player=request.player, **filters)
+        return Response(paginated(request, self, transfers, transfer_representation))
+
     @extend_schema(
         request=TransferCreateSerializer,
         parameters=[IDEMPOTENCY_HEADER],
@@ -222,13 +282,8 @@ class PartnerTransferView(PartnerScoped):
         def work():
             transfer = partner_transfer(partner=partner, player=player, **shape)
             return 201, {
-                "id": str(transfer.id),
-                "direction": transfer.direction,
-                "amount": transfer.amount,
-                "currency": transfer.currency,
-                "reference": transfer.reference,
+                **transfer_representation(transfer),
                 "balance": player_wallet_summary(player=player)["balance"],
-                "created_at": rfc3339(transfer.created_at),
             }
 
         return idempotent(request, scope=request.actor.scope, work=work)
@@ -240,4 +295,5 @@ urlpatterns = [
     path("auth/session/", SessionView.as_view(), name="session"),
     path("partner/players/<str:external_id>/", PartnerPlayerView.as_view(), name="partner-player"),
     path("partner/players/<str:external_id>/transfers/", PartnerTransferView.as_view(), name="partner-transfers"),
+    path("partner/transfers/", PartnerTransfersView.as_view(), name="partner-all-transfers"),
 ]

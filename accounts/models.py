@@ -116,7 +116,11 @@ class Transfer(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        constraints = [models.CheckConstraint(condition=models.Q(amount__gt=0), name="transfer_amount_positive")]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(amount__gt=0), name="transfer_amount_positive"),
+            # A partner's reference names one transfer: a repeat with a new Idempotency-Key is refused.
+            models.UniqueConstraint(fields=["partner", "reference"], name="transfer_reference_once_per_partner"),
+        ]
 
     def __str__(self) -> str:
         return f"transfer {self.direction} of {format_money(self.amount, self.currency)} for {self.player}"

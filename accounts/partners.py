@@ -20,7 +20,14 @@ from accounts.services import player_create
 from core.actors import Actor, ActorType
 from core.audit import audit_record
 from core.cache import cache_add_shared, cache_versions_and_add_shared
-from core.errors import InvalidInput, NotATransferWallet, NotFound, SignatureInvalid, WalletCurrencyMismatch
+from core.errors import (
+    DuplicateReference,
+    InvalidInput,
+    NotATransferWallet,
+    NotFound,
+    PlayerCurrencyMismatch,
+    SignatureInvalid,
+)
 from core.outbound import request_signature  # the one recipe, for requests both ways
 from ledger.money import CURRENCIES
 from ledger.services import partner_transfer_post
@@ -161,7 +168,7 @@ def partner_player_upsert(*, partner: Partner, external_id: str, currency: str |
     existing = Player.objects.filter(partner=partner, external_id=external_id).first()
     if existing is not None:
         if currency is not None and currency != existing.currency:
-            raise WalletCurrencyMismatch(
+            raise PlayerCurrencyMismatch(
                 gettext("the player's wallet is in %(currency)s") % {"currency": existing.currency}
             )
         return existing, False
@@ -188,7 +195,26 @@ def partner_transfer(
     players' money itself: nothing is ever transferred for it."""
     if partner.is_seamless:
         raise NotATransferWallet(gettext("this partner's players play from the partner's own wallet"))
+    try:
+        return _transfer(partner=partner, player=player, direction=direction, amount=amount, reference=reference)
+    except IntegrityError as exc:  # the same reference by a concurrent request: the constraint decides
+        if "transfer_reference_once_per_partner" not in str(exc):
+            raise
+        raise _duplicate(partner=partner, reference=reference) from None
+
+
+def _duplicate(*, partner: Partner, reference: str) -> DuplicateReference:
+    first = Transfer.objects.filter(partner=partner, reference=reference).values_list("id", flat=True).first()
+    return DuplicateReference(
+        gettext("the reference %(reference)s was already used by transfer %(transfer)s")
+        % {"reference": reference, "transfer": first}
+    )
+
+
+def _transfer(*, partner: Partner, player: Player, direction: TransferDirection, amount: int, reference: str):
     with transaction.atomic():
+        if Transfer.objects.filter(partner=partner, reference=reference).exists():
+            raise _duplicate(partner=partner, reference=reference)
         if direction is TransferDirection.IN:
             protection_check_deposit(player=player, amount=amount)
         transfer = Transfer(partner=partner, player=player, direction=direction, amount=amount,

@@ -67,13 +67,22 @@ class TransferCreateSerializer(serializers.Serializer):
     reference = PrintableTextField(min_length=1, max_length=128, help_text="The partner's reference (printable).")
 
 
-class TransferSerializer(serializers.Serializer):
+class TransferListedSerializer(serializers.Serializer):
     id = serializers.CharField()
+    player = serializers.CharField(help_text="The player's external id.")
     direction = serializers.ChoiceField(choices=TransferDirection.choices)
     amount = serializers.IntegerField()
     currency = serializers.CharField()
-    reference = serializers.CharField()
-    balance = serializers.IntegerField(help_text="The wallet's balance after the transfer.")
+    reference = serializers.CharField(help_text="The partner's reference: one transfer per reference.")
     created_at = serializers.DateTimeField()
 
 
+class TransferSerializer(TransferListedSerializer):
+    balance = serializers.IntegerField(help_text="The wallet's balance after the transfer.")
+
+
+class TransferFilterSerializer(serializers.Serializer):
+    date = serializers.DateField(required=False, help_text="Only the transfers of this UTC day (YYYY-MM-DD).")
+    reference = serializers.CharField(
+        required=False, max_length=128, help_text="Only the transfer with this reference."
+    )

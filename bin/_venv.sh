@@ -29,4 +29,11 @@ if [ ! -f ".venv/.installed-${lock_file%.lock}-$locks_hash" ]; then
   find .venv -maxdepth 1 -name '.installed-*' ! -name "*-$locks_hash" -delete
   mark_installed "$lock_file"
 fi
+# The checkout on the environment's path, after the standard library and the packages (as
+# `pip install -e` would put it): `.venv/bin/pytest` finds the tests' plugin (pyproject's
+# `-p tests.isolation`) as `python -m pytest` in the checkout does.
+.venv/bin/python - "$PWD" <<'PY'
+import pathlib, sys, sysconfig
+(pathlib.Path(sysconfig.get_paths()["purelib"]) / "casino-war-checkout.pth").write_text(sys.argv[1] + "\n")
+PY
 export PATH="$PWD/.venv/bin:$PATH"

@@ -11,7 +11,17 @@ from django.utils import timezone
 
 from casino.engine import ALL_CARDS, HmacStream, card, server_seed_hash, shoe, shuffle, verify_round
 from casino.engine.war import PRESETS, StealView
-from casino.models import Match, MatchStatus, Round, RoundStatus, SeedPair, Table, WalletCall, WalletCallStatus
+from casino.models import (
+    Match,
+    MatchStatus,
+    Round,
+    RoundStatus,
+    SeedPair,
+    Table,
+    WalletCall,
+    WalletCallKind,
+    WalletCallStatus,
+)
 from casino.odds import casino_war_odds, decision_values
 from core.rows import instances_from_row, select_list
 from core.times import rfc3339
@@ -318,10 +328,27 @@ def wallet_calls_pending(*, partner, day: date) -> list[dict]:
     ]
 
 
+def wallet_debits_unanswered(*, partner, day: date) -> dict:
+    """The day's debits that got no usable answer in time (none within WALLET_TIMEOUT_S, a 5xx, a
+    lost connection) and were rolled back: the partner's wallet may have applied some of them (a
+    `200` after our timeout), which their rollback then undid. Not in `debits`; their rollbacks are
+    in `rollbacks` once acknowledged, so these say which rollbacks may name a debit that never
+    happened at the partner."""
+    debits = (
+        _day_calls(partner=partner, day=day)
+        .filter(kind=WalletCallKind.DEBIT, status=WalletCallStatus.FAILED)
+        .order_by("created_at")
+        .values_list("transaction_id", "amount")
+    )
+    return {"count": len(debits), "total": sum(amount for _, amount in debits),
+            "transaction_ids": [transaction_id for transaction_id, _ in debits]}  # fmt: skip
+
+
 def wallet_calls_reconcile(*, partner, day: date) -> dict:
     """What `partner_reconcile` prints (API.md): the day's acknowledged calls per kind, their totals
     in minor units (a partner's players share one currency in practice; the back office page shows
-    them per currency), and every call still pending."""
+    them per currency), every call still pending, and the debits without a usable answer
+    (docs/PARTNERS.md "Reconciliation" says how the partner's figures and these meet)."""
     report = {"partner": partner.name, "date": day.isoformat()}
     for kind in RECONCILED_KINDS.values():
         report[kind] = {"count": 0, "total": 0}
@@ -329,5 +356,6 @@ def wallet_calls_reconcile(*, partner, day: date) -> dict:
         for kind, figures in kinds.items():
             report[kind]["count"] += figures["count"]
             report[kind]["total"] += figures["total"]
+    report["unanswered_debits"] = wallet_debits_unanswered(partner=partner, day=day)
     report["pending"] = wallet_calls_pending(partner=partner, day=day)
     return report

@@ -32,6 +32,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
+import dj_database_url
 import psutil
 import psycopg
 import redis
@@ -267,6 +268,52 @@ def servers_wanted(environ=os.environ) -> dict[str, bool]:
     return {"postgres": not environ.get("DATABASE_URL"), "redis": not environ.get("REDIS_URL")}
 
 
+# --- A database named by DATABASE_URL -------------------------------------------------------------
+
+
+class DatabaseUnusable(SystemExit):
+    """DATABASE_URL's server cannot be reached, or its database neither exists nor can be made:
+    one line that says so (bin/serve, bin/manage print it and exit 1)."""
+
+
+def database_ensure(url: str) -> bool:
+    """The PostgreSQL database DATABASE_URL names exists, created (as `createdb` would) when the
+    server has none of that name yet; True when it was created. Anything else than PostgreSQL is
+    left alone."""
+    config = dj_database_url.parse(url)
+    if "postgresql" not in config["ENGINE"]:
+        return False
+    name = config["NAME"]
+    where = f"{config['HOST'] or 'localhost'}:{config['PORT'] or 5432}"
+    params = {"host": config["HOST"] or None, "port": config["PORT"] or None, "user": config["USER"] or None,
+              "password": config["PASSWORD"] or None, "connect_timeout": 10, "autocommit": True}  # fmt: skip
+    try:
+        maintenance = psycopg.connect(**params, dbname="postgres")
+    except psycopg.Error as exc:
+        reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise DatabaseUnusable(f"DATABASE_URL: PostgreSQL at {where} cannot be used ({reason}).") from None
+    with maintenance:
+        if maintenance.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            return False
+        try:
+            maintenance.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        except psycopg.errors.DuplicateDatabase:
+            return False  # created meanwhile by another process
+        except psycopg.Error as exc:
+            raise DatabaseUnusable(
+                f"DATABASE_URL: the database {name!r} does not exist at {where} and could not be created"
+                f" ({str(exc).strip()}); create it (`createdb {name}`) or name another."
+            ) from None
+    return True
+
+
+def database_prepare(environ=os.environ, say=print) -> None:
+    """For bin/serve and bin/manage: the database DATABASE_URL names, created if missing."""
+    url = environ.get("DATABASE_URL")
+    if url and database_ensure(url):
+        say(f"Created the database {dj_database_url.parse(url)['NAME']!r} that DATABASE_URL names.", file=sys.stderr)
+
+
 # --- .env ----------------------------------------------------------------------------------------
 
 
@@ -294,6 +341,7 @@ def manage(argv: list[str]) -> None:
     with embedded_servers(**servers_wanted()) as urls:
         dotenv_prepare(settings=urls)
         os.environ.update(urls)
+        database_prepare()
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
         execute_from_command_line(["manage.py", *argv])
 

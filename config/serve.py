@@ -26,7 +26,15 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from config.embedded import ROOT, dotenv_prepare, embedded_servers, servers_wanted, var_dir
+from config.embedded import (
+    ROOT,
+    DatabaseUnusable,
+    database_prepare,
+    dotenv_prepare,
+    embedded_servers,
+    servers_wanted,
+    var_dir,
+)
 
 RESTART_DELAY_S = (1.0, 30.0)  # first delay, longest delay
 STABLE_AFTER_S = 60.0  # a process that ran this long before exiting restarts after the first delay again
@@ -221,6 +229,7 @@ def main() -> int:
         with embedded_servers(**servers_wanted(), var=var) as urls:
             dotenv_prepare(settings=urls)
             env = {**os.environ, **urls, "PYTHONUNBUFFERED": "1"}
+            database_prepare(env)
             for step in (["migrate", "--noinput"], ["demo_data"]):
                 subprocess.run([python, "manage.py", *step], cwd=ROOT, env=env, check=True)
             celery = [python, "-m", "celery", "-A", "config"]
@@ -253,6 +262,9 @@ def main() -> int:
                 supervisor.stop()
     except (KeyboardInterrupt, Stop):
         return 0
+    except DatabaseUnusable as exc:
+        print(f"bin/serve: {exc}", file=sys.stderr)
+        return 1
     except subprocess.CalledProcessError as exc:
         print(f"bin/serve: `{' '.join(exc.cmd[1:])}` failed (exit {exc.returncode}).", file=sys.stderr)
         return 1

@@ -98,6 +98,11 @@ class WalletCurrencyMismatch(BusinessRuleRefused):
     title = gettext_lazy("The table's currency is not the wallet's currency.")
 
 
+class PlayerCurrencyMismatch(BusinessRuleRefused):
+    code = "currency_mismatch"
+    title = gettext_lazy("The player already exists with a wallet in another currency.")
+
+
 class NotATransferWallet(BusinessRuleRefused):
     code = "not_a_transfer_wallet"
     title = gettext_lazy("The partner keeps this player's money in its own wallet: there is nothing to transfer.")
@@ -106,7 +111,7 @@ class NotATransferWallet(BusinessRuleRefused):
 class WalletUnavailable(ServiceError):
     code = "wallet_unavailable"
     status = 503
-    title = gettext_lazy("The partner's wallet did not answer; nothing was staked.")
+    title = gettext_lazy("The partner's wallet gave no usable answer in time; nothing was staked.")
     retry_after_s = 5
 
 
@@ -128,6 +133,11 @@ class IdempotencyKeyRequired(InvalidInput):
 class IdempotencyKeyInvalid(InvalidInput):
     code = "idempotency_key_invalid"
     title = gettext_lazy("The Idempotency-Key must be 1 to 255 printable ASCII characters.")
+
+
+class DuplicateReference(StateConflict):
+    code = "duplicate_reference"
+    title = gettext_lazy("This reference was already used for another transfer: no money was moved again.")
 
 
 class IdempotencyInFlight(StateConflict):

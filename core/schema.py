@@ -3,14 +3,17 @@ and strict OpenAPI 3.0 tools and client generators read it right:
 
 * every operation lists the problems any request can meet (a body that is not JSON is 415, an
   Accept the API cannot answer 406, too many requests 429, malformed input 400);
-* a nullable field carries its own `type` (OpenAPI 3.0.3: `nullable` means nothing without one),
-  so a nullable object is written out where it is used and a nullable enum lists null;
+* a nullable field carries its own `type` (OpenAPI 3.0.3: `nullable` means nothing without one):
+  a nullable object or enum is `oneOf` its component or null alone, which client generators read
+  as one class and an optional field;
+* a request's field with a default is optional, and says its default in words (a generator
+  reading `default` makes the field required in TypeScript);
 * a page's GET is a `..._list` operation.
 """
 
 from __future__ import annotations
 
-import copy
+import json
 
 from drf_spectacular import openapi
 
@@ -65,8 +68,16 @@ def _resolve(schema: dict, components: dict) -> dict:
     return schema
 
 
+def _null_only(kind: str) -> dict:
+    """The schema of null alone, in strict OpenAPI 3.0.3 (a type, nullable, and null its one value)."""
+    return {"type": kind, "nullable": True, "enum": [None]}
+
+
 def _strict_nullable(schema, components: dict):
-    """The same schema, every nullable field written with its own type."""
+    """The same schema, every nullable field in a shape strict OpenAPI 3.0 tools and client
+    generators read alike: a nullable reference (an object, an enum) is `oneOf` the referenced
+    component or null alone, so generators name one class after the component and make the field
+    optional (`None | RoundDecisionEnum`, `WarCards | null`), instead of a class per use."""
     if isinstance(schema, list):
         return [_strict_nullable(item, components) for item in schema]
     if not isinstance(schema, dict):
@@ -75,18 +86,27 @@ def _strict_nullable(schema, components: dict):
     if not schema.get("nullable"):
         return schema
     if list(schema.get("allOf", [])) and len(schema["allOf"]) == 1 and "$ref" in schema["allOf"][0]:
-        # {"allOf": [{"$ref": X}], "nullable": true}: X written out, nullable.
-        target = copy.deepcopy(_resolve(schema.pop("allOf")[0], components))
-        schema = {**_strict_nullable(target, components), **schema}
-    elif "oneOf" in schema and any(
-        _resolve(option, components).get("enum") == [None] for option in schema["oneOf"]
-    ):
-        # {"oneOf": [{"$ref": SomeEnum}, {"$ref": NullEnum}], "nullable": true}: one enum with null.
-        options = [_resolve(option, components) for option in schema.pop("oneOf")]
-        values = [value for option in options for value in option.get("enum", []) if value is not None]
-        kind = next(option["type"] for option in options if "type" in option)
-        schema = {"type": kind, "enum": [*values, None], **schema}
+        # {"allOf": [{"$ref": X}], "nullable": true}: X or null.
+        reference = schema.pop("allOf")[0]
+        schema.pop("nullable")
+        schema = {"oneOf": [reference, _null_only(_resolve(reference, components).get("type", "object"))], **schema}
+    elif "oneOf" in schema and any(_resolve(option, components).get("enum") == [None] for option in schema["oneOf"]):
+        # {"oneOf": [{"$ref": SomeEnum}, {"$ref": NullEnum}], "nullable": true}: the enum or null.
+        options = [option for option in schema.pop("oneOf") if _resolve(option, components).get("enum") != [None]]
+        kind = next(
+            _resolve(option, components)["type"] for option in options if "type" in _resolve(option, components)
+        )
+        schema.pop("nullable")
+        schema = {"oneOf": [*options, _null_only(kind)], **schema}
     return schema
+
+
+def _defaults_in_words(component: dict) -> None:
+    """A request's field with a default: optional, its default said in its description."""
+    for field in component.get("properties", {}).values():
+        if "default" in field and field.get("readOnly") is not True:
+            said = f"Optional: {json.dumps(field.pop('default'))} when left out."
+            field["description"] = f"{field.get('description', '').rstrip()} {said}".lstrip()
 
 
 def strict_openapi(result, generator, request, public):
@@ -104,6 +124,8 @@ def strict_openapi(result, generator, request, public):
                 media["schema"] = _strict_nullable(media["schema"], components)
     for name, schema in list(components.items()):
         components[name] = _strict_nullable(schema, components)
+        if name.endswith("Request"):  # COMPONENT_SPLIT_REQUEST: what a client sends
+            _defaults_in_words(components[name])
     if "NullEnum" in components and "NullEnum" not in repr(result["paths"]) + repr(
         {k: v for k, v in components.items() if k != "NullEnum"}
     ):

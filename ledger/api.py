@@ -13,6 +13,14 @@ from ledger.selectors import player_wallet_lines
 from ledger.serializers import WalletLineSerializer
 
 
+def _partner_reference(entry) -> str | None:
+    """A partner's transfer: its reference (the accounts app's Transfer, joined by its entry)."""
+    if entry.reference_type != "transfer":
+        return None
+    transfer = getattr(entry, "transfer", None)  # (a reverse one-to-one: AttributeError when none)
+    return transfer.reference if transfer is not None else None
+
+
 def wallet_line_representation(line) -> dict:
     return {
         "id": str(line.pk),
@@ -20,6 +28,7 @@ def wallet_line_representation(line) -> dict:
         "amount": line.signed_amount,
         "balance_after": line.balance_after,
         "round": line.entry.reference_id if line.entry.reference_type == "round" else None,
+        "reference": _partner_reference(line.entry),
         "created_at": rfc3339(line.entry.created_at),
     }
 

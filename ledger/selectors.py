@@ -42,7 +42,7 @@ def player_wallet_lines(*, player):
         Posting.objects.filter(
             account__player=player, account__kind=AccountKind.PLAYER_WALLET, account__currency=player.currency
         )
-        .select_related("entry")
+        .select_related("entry", "entry__transfer")  # a partner transfer's reference (accounts' Transfer)
         .order_by(*LINE_ORDER)  # the order the balance changed (account_lines says why)
     )
 

@@ -8,6 +8,7 @@ from rest_framework.fields import empty
 
 from core.api import StrictIntegerField
 from core.errors import InvalidAmount
+from ledger.models import EntryKind
 from ledger.money import MAX_MINOR_UNITS
 
 
@@ -41,8 +42,13 @@ class WalletSerializer(serializers.Serializer):
 
 class WalletLineSerializer(serializers.Serializer):
     id = serializers.CharField()
-    kind = serializers.CharField()
+    kind = serializers.CharField(
+        help_text="What moved the money: " + "; ".join(f"`{kind.value}` ({kind.label.lower()})" for kind in EntryKind)
+    )
     amount = serializers.IntegerField(help_text="Signed: negative leaves the wallet.")
     balance_after = serializers.IntegerField()
     round = serializers.CharField(allow_null=True, help_text="The round this line belongs to, if any.")
+    reference = serializers.CharField(
+        allow_null=True, help_text="A partner's transfer (`transfer_in`, `transfer_out`): the partner's reference."
+    )
     created_at = serializers.DateTimeField()

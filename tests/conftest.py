@@ -51,6 +51,26 @@ def plain_static_files(settings):
 
 
 @pytest.fixture(autouse=True)
+def default_language():
+    """Each test starts in the default language: a page or a command that activated another one
+    does not carry it into the next test of the same worker (whichever tests came before)."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """Passwords are hashed with a cheap hasher in the tests' own process (PBKDF2's million rounds
+    cost a third of a second a sign-in, and some tests sign in dozens of times); hashes already
+    stored still verify with the production hashers behind it. Servers a test starts as processes
+    (bin/serve, gunicorn) hash as production does."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher", *settings.PASSWORD_HASHERS]
+
+
+@pytest.fixture(autouse=True)
 def eager_celery():
     """Tasks run in-process unless a test starts a real worker (tests/casino/test_celery_worker.py)."""
     from casino.services import settlement

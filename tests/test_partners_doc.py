@@ -222,3 +222,48 @@ def test_the_launch_examples_frame_the_table_from_another_site(blocking_chromium
         context.close()
         server.shutdown()
         server.server_close()
+
+
+def test_the_guide_stands_alone_without_the_services_source():
+    """A partner's developer reads the guide, not this repository: no file of it is pointed at."""
+    text = DOC.read_text()
+    pointed = re.findall(r"(?<![\w/.{}-])(?:tests|casino|accounts|ledger|core|config|web|benchmarks)/[\w/.-]+", text)
+    pointed += re.findall(r"\b[\w/]+\.py\b", text.replace("manage.py", ""))
+    assert pointed == [], pointed
+
+
+def test_the_guides_links_lead_to_its_headings():
+    text = DOC.read_text()
+    anchors = {
+        re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in re.findall(r"^#+ (.+)$", text, re.M)
+    }
+    links = re.findall(r"\]\(#([^)]+)\)", text)
+    assert links and sorted(set(links) - anchors) == []
+
+
+def test_pages_are_asked_for_with_limit_and_offset():
+    text = DOC.read_text()
+    assert "page=" not in text and "?limit=50&offset=50" in text
+
+
+def test_every_wallet_line_kind_is_explained():
+    from ledger.models import EntryKind
+
+    (row,) = [
+        line
+        for line in DOC.read_text().splitlines()
+        if line.startswith("| `GET partner/players/{external_id}/wallet/transactions/`")
+    ]
+    assert [kind.value for kind in EntryKind if f"`{kind.value}`" not in row] == []
+
+
+def test_every_error_code_a_partner_can_meet_is_in_the_table():
+    from core import errors
+
+    players_only = {"username_taken", "invalid_credentials", "not_a_player"}
+    general = {"error", "conflict", "refused"}  # the families' codes; each refusal has its own
+    table = DOC.read_text().split("## Error codes", 1)[1].split("\n## ", 1)[0]
+    codes = {
+        cls.code for cls in vars(errors).values() if isinstance(cls, type) and issubclass(cls, errors.ServiceError)
+    }
+    assert sorted(code for code in codes - players_only - general if f"`{code}`" not in table) == []

@@ -31,6 +31,7 @@ import psutil
 import pytest
 
 from config.embedded import embedded_servers
+from tests.test_production_recipe import production_recipe
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVE_TIMEOUT_S = 600  # a fresh database is migrated first, on a busy 2-core machine
@@ -56,6 +57,8 @@ def bare(command: str) -> str:
 def why_not_run(command: str) -> str | None:
     if bare(command) == "bin/test":
         return "bin/test is the runner of this very test"
+    if bare(command) in production_recipe():
+        return "README's production recipe: tests/test_production_recipe.py runs it"
     if "docker compose" in command:
         return "no Docker engine in CI (tests/test_docker.py checks the compose file)"
     if re.search(r"\b(make|compile)messages\b", command) and not (shutil.which("xgettext") and shutil.which("msgfmt")):

@@ -68,8 +68,11 @@ def credit(player="ext-1", amount=0, *, transaction_id=None, round_id="r-1", cur
             "amount": amount, "round": round_id, "kind": "payout"}  # fmt: skip
 
 
-def rollback(reference: str, player="ext-1", *, transaction_id=None, round_id="r-1") -> dict:
-    return {"transaction_id": transaction_id or new_id(), "reference": reference, "player": player, "round": round_id}
+def rollback(
+    reference: str, player="ext-1", *, transaction_id=None, round_id="r-1", amount=100, currency="EUR"
+) -> dict:
+    return {"transaction_id": transaction_id or new_id(), "reference": reference, "player": player,
+            "currency": currency, "amount": amount, "round": round_id}  # fmt: skip
 
 
 @pytest.fixture
@@ -118,10 +121,13 @@ def test_a_credit_adds_its_amount_zero_included_once_per_transaction_id(wallet):
 def test_a_rollback_undoes_its_debit_once_whatever_the_number_of_rollbacks(wallet):
     stake = debit(amount=400)
     call(wallet.url, "debit", stake)
-    first = rollback(stake["transaction_id"])
+    first = rollback(stake["transaction_id"], amount=stake["amount"])
     assert call(wallet.url, "rollback", first) == (200, {"balance": 1_000})
     assert call(wallet.url, "rollback", first) == (200, {"balance": 1_000})  # the same rollback, repeated
-    assert call(wallet.url, "rollback", rollback(stake["transaction_id"])) == (200, {"balance": 1_000})  # another one
+    assert call(wallet.url, "rollback", rollback(stake["transaction_id"], amount=stake["amount"])) == (
+        200,
+        {"balance": 1_000},
+    )  # another one
     assert wallet.balance(player="ext-1", currency="EUR") == 1_000
     assert [c.moved for c in wallet.calls_named("rollback")] == [400, 0, 0]
     assert wallet.transactions[stake["transaction_id"]].rolled_back
@@ -130,7 +136,10 @@ def test_a_rollback_undoes_its_debit_once_whatever_the_number_of_rollbacks(walle
 def test_a_rollback_of_a_refused_debit_moves_nothing(wallet):
     stake = debit(amount=2_000)
     assert call(wallet.url, "debit", stake)[0] == 422
-    assert call(wallet.url, "rollback", rollback(stake["transaction_id"])) == (200, {"balance": 1_000})
+    assert call(wallet.url, "rollback", rollback(stake["transaction_id"], amount=stake["amount"])) == (
+        200,
+        {"balance": 1_000},
+    )
 
 
 def test_a_rollback_of_an_unknown_debit_answers_200_and_that_debit_arriving_later_takes_nothing(wallet):
@@ -143,14 +152,18 @@ def test_a_rollback_of_an_unknown_debit_answers_200_and_that_debit_arriving_late
     assert late["transaction_id"] in wallet.rolled_back
 
 
-def test_a_rollback_must_name_the_debits_player_and_round_and_a_debit(wallet):
+def test_a_rollback_must_name_the_debits_player_round_currency_and_amount_and_a_debit(wallet):
     stake, payout = debit(amount=100, round_id="r-9"), credit(amount=50, round_id="r-9")
     call(wallet.url, "debit", stake)
     call(wallet.url, "credit", payout)
-    other_player = rollback(stake["transaction_id"], player="ext-2", round_id="r-9")
+    other_player = rollback(stake["transaction_id"], amount=stake["amount"], player="ext-2", round_id="r-9")
     assert call(wallet.url, "rollback", other_player)[1]["code"] == "reference_mismatch"
-    other_round = rollback(stake["transaction_id"], round_id="r-8")
+    other_round = rollback(stake["transaction_id"], amount=stake["amount"], round_id="r-8")
     assert call(wallet.url, "rollback", other_round)[1]["code"] == "reference_mismatch"
+    other_amount = rollback(stake["transaction_id"], amount=stake["amount"] + 1, round_id="r-9")
+    assert call(wallet.url, "rollback", other_amount)[1]["code"] == "reference_mismatch"
+    other_currency = rollback(stake["transaction_id"], amount=stake["amount"], round_id="r-9", currency="USD")
+    assert call(wallet.url, "rollback", other_currency)[1]["code"] == "reference_mismatch"
     assert call(wallet.url, "rollback", rollback(payout["transaction_id"], round_id="r-9"))[1]["code"] == "not_a_debit"
     assert wallet.balance(player="ext-1", currency="EUR") == 950
     assert stake["transaction_id"] not in wallet.rolled_back
@@ -230,7 +243,7 @@ def test_a_body_that_is_not_json_is_400(wallet):
 def test_a_rollback_with_the_debits_own_transaction_id_is_refused(wallet):
     stake = debit(amount=100)
     call(wallet.url, "debit", stake)
-    same = rollback(stake["transaction_id"], transaction_id=stake["transaction_id"])
+    same = rollback(stake["transaction_id"], amount=stake["amount"], transaction_id=stake["transaction_id"])
     assert call(wallet.url, "rollback", same)[0] == 401  # its nonce is the debit's, with another body
     never_sent = new_id()
     status, answer = call(wallet.url, "rollback", rollback(never_sent, transaction_id=never_sent))
@@ -301,7 +314,10 @@ def test_a_timed_out_debit_did_happen_and_its_rollback_gives_the_money_back(wall
     stake = debit(amount=100)
     assert call(wallet.url, "debit", stake, timeout=0.3) == (None, None)  # the caller gives up first
     assert wallet.balance(player="ext-1", currency="EUR") == 900  # ...but the debit happened
-    assert call(wallet.url, "rollback", rollback(stake["transaction_id"])) == (200, {"balance": 1_000})
+    assert call(wallet.url, "rollback", rollback(stake["transaction_id"], amount=stake["amount"])) == (
+        200,
+        {"balance": 1_000},
+    )
     wallet.wait_for(lambda: wallet.calls_named("debit"), timeout=10)  # recorded when applied
     assert wallet.balance(player="ext-1", currency="EUR") == 1_000
 
@@ -312,7 +328,10 @@ def test_a_rollback_that_overtakes_a_late_debit_keeps_it_from_taking_money(walle
     late = threading.Thread(target=call, args=(wallet.url, "debit", stake), kwargs={"timeout": 0.1})
     late.start()
     late.join()
-    assert call(wallet.url, "rollback", rollback(stake["transaction_id"])) == (200, {"balance": 1_000})
+    assert call(wallet.url, "rollback", rollback(stake["transaction_id"], amount=stake["amount"])) == (
+        200,
+        {"balance": 1_000},
+    )
     debits = wallet.wait_for(lambda: wallet.calls_named("debit"), timeout=10)
     assert [(c.status, c.answer["code"]) for c in debits] == [(409, "transaction_rolled_back")]
     assert wallet.balance(player="ext-1", currency="EUR") == 1_000

@@ -28,8 +28,8 @@ What it answers (every answer is JSON; a refusal is `{"code": ..., "detail": ...
 * `debit` -> `200 {"balance"}`, or `422 {"code": "insufficient_funds"}` when it would take the
   balance below 0. `credit` adds `amount` (0 allowed) -> `200 {"balance"}`.
 * `rollback` undoes the debit named by `reference` if it happened and was not undone already,
-  and answers `200 {"balance"}` whether or not it knew that debit. A rollback whose `player` or
-  `round` is not the debit's is `400 {"code": "reference_mismatch"}`; one that names a credit
+  and answers `200 {"balance"}` whether or not it knew that debit. A rollback whose `player`,
+  `round`, `currency` or `amount` is not the debit's is `400 {"code": "reference_mismatch"}`; one that names a credit
   is `400 {"code": "not_a_debit"}`.
 * A debit whose `transaction_id` was already rolled back (the rollback overtook a slow debit)
   takes no money: `409 {"code": "transaction_rolled_back"}`, remembered like any other result.
@@ -412,12 +412,14 @@ class PartnerWallet:
         debit = self._state.transactions.get(reference)
         if debit is not None and debit.name != "debit":
             raise _Refusal(400, "not_a_debit", "the reference is a transaction that is not a debit")
-        if debit is not None and (debit.body["player"], debit.body["round"]) != (body["player"], body["round"]):
-            raise _Refusal(400, "reference_mismatch", "the rollback's player or round is not the debit's")
+        fields = ("player", "round", "currency", "amount")
+        if debit is not None and any(debit.body[name] != body[name] for name in fields):
+            raise _Refusal(
+                400, "reference_mismatch", "the rollback's player, round, currency or amount is not the debit's"
+            )
         self._state.rolled_back.add(reference)
         if debit is None:  # never arrived (or not yet): nothing to undo, and it may take nothing later
-            currencies = sorted(c for (p, c) in self._state.balances if p == body["player"])
-            balance = self._state.balances[(body["player"], currencies[0])] if currencies else self.initial_balance
+            balance = self._balance_of(body["player"], body["currency"])
             return self._store("rollback", body, 200, {"balance": balance}, 0)
         key = (debit.body["player"], debit.body["currency"])
         moved = 0
@@ -486,7 +488,7 @@ SHAPES = {
     "balance": {"player", "currency"},
     "debit": {"transaction_id", "player", "currency", "amount", "round", "kind"},
     "credit": {"transaction_id", "player", "currency", "amount", "round", "kind"},
-    "rollback": {"transaction_id", "reference", "player", "round"},
+    "rollback": {"transaction_id", "reference", "player", "currency", "amount", "round"},
 }
 KINDS = {"debit": {"stake", "raise"}, "credit": {"payout"}}
 
@@ -504,7 +506,7 @@ def _validate(name: str, body: dict) -> None:
         _text(body, "round")
     if name in KINDS and body.get("kind") not in KINDS[name]:
         raise _Refusal(400, "invalid_request", f"kind is one of {', '.join(sorted(KINDS[name]))}")
-    if name in ("debit", "credit"):
+    if name in MONEY_CALLS:
         _amount(body, zero=name == "credit")
     if name == "rollback":
         _text(body, "reference", NONCE)

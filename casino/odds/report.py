@@ -30,6 +30,28 @@ def _label(preset: str, options: dict) -> str:
     return preset + ("" if not options else " " + ", ".join(f"{k}={v}" for k, v in options.items()))
 
 
+def chart_name(preset: str, options: dict) -> str:
+    """The chart's file name in charts/, without `.svg`."""
+    return _label(preset, options).replace(" ", "_").replace(",", "").replace("=", "-")
+
+
+def variant_report(preset: str, options: dict, *, games: int, seed: str) -> tuple[dict, str, str]:
+    """One variant's figures (its entry of war_statistics.json), its table row and its chart."""
+    stats = simulate(preset, options, games=games, seed=seed)
+    data = stats.as_json()
+    wins = " / ".join(f"{100 * w['value']:.1f}" for w in data["win"].values())
+    battles = data["battles"]
+    row = (
+        f"| `{_label(preset, options)}` | {wins} | {100 * data['draw']['value']:.1f} "
+        f"({100 * data['draw']['ci95'][0]:.1f}-{100 * data['draw']['ci95'][1]:.1f}) | "
+        f"{battles['mean']['value']:.0f} ± {(battles['mean']['ci95'][1] - battles['mean']['ci95'][0]) / 2:.0f} | "
+        f"{battles['median']:.0f} | {battles['quantiles']['0.9']:.0f} | {battles['max']} | "
+        f"{data['wars_per_game']['value']:.1f} | {data['double_wars_per_game']['value']:.2f} | "
+        f"{100 * data['stopped_by_limit']['value']:.1f} | ![chart](charts/{chart_name(preset, options)}.svg) |"
+    )
+    return data, row, length_histogram_svg(stats)
+
+
 def write_report(*, out: str, games: int, seed: str, quiet: bool = False) -> str:
     from tqdm import tqdm
 
@@ -38,23 +60,18 @@ def write_report(*, out: str, games: int, seed: str, quiet: bool = False) -> str
     rows = []
     results = []
     for preset, options in tqdm(VARIANTS, desc="variants", file=sys.stderr, disable=quiet or not sys.stderr.isatty()):
-        stats = simulate(preset, options, games=games, seed=seed)
-        data = stats.as_json()
+        data, row, chart = variant_report(preset, options, games=games, seed=seed)
         results.append(data)
-        name = _label(preset, options).replace(" ", "_").replace(",", "").replace("=", "-")
-        (folder / "charts" / f"{name}.svg").write_text(length_histogram_svg(stats))
-        wins = " / ".join(f"{100 * w['value']:.1f}" for w in data["win"].values())
-        battles = data["battles"]
-        rows.append(
-            f"| `{_label(preset, options)}` | {wins} | {100 * data['draw']['value']:.1f} "
-            f"({100 * data['draw']['ci95'][0]:.1f}-{100 * data['draw']['ci95'][1]:.1f}) | "
-            f"{battles['mean']['value']:.0f} ± {(battles['mean']['ci95'][1] - battles['mean']['ci95'][0]) / 2:.0f} | "
-            f"{battles['median']:.0f} | {battles['quantiles']['0.9']:.0f} | {battles['max']} | "
-            f"{data['wars_per_game']['value']:.1f} | {data['double_wars_per_game']['value']:.2f} | "
-            f"{100 * data['stopped_by_limit']['value']:.1f} | ![chart](charts/{name}.svg) |"
-        )
+        rows.append(row)
+        (folder / "charts" / f"{chart_name(preset, options)}.svg").write_text(chart)
     (folder / "war_statistics.json").write_text(json.dumps(results, indent=2))
-    page = (
+    (folder / "WAR_STATISTICS.md").write_text(report_page(games=games, seed=seed, rows=rows))
+    return f"wrote {folder / 'WAR_STATISTICS.md'} and {len(rows)} charts"
+
+
+def report_page(*, games: int, seed: str, rows: list[str]) -> str:
+    """WAR_STATISTICS.md with the variants' table rows."""
+    return (
         f"""# War variants by the numbers
 
 {games} games per variant, dealt from the provably fair stream of the seed `{seed}` (game *i*
@@ -81,5 +98,3 @@ offered as fair should use `winner` or `shuffle` gathering, or draw the seats at
         + "\n".join(rows)
         + "\n"
     )
-    (folder / "WAR_STATISTICS.md").write_text(page)
-    return f"wrote {folder / 'WAR_STATISTICS.md'} and {len(rows)} charts"

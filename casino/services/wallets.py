@@ -177,7 +177,7 @@ def wallet_rollback_create(*, debit: WalletCall) -> WalletCall:
         return existing
     transaction_id = f"{debit.transaction_id}-rb"
     body = {"transaction_id": transaction_id, "reference": debit.transaction_id, "player": debit.player.external_id,
-            "round": str(debit.round_id)}  # fmt: skip
+            "currency": debit.currency, "amount": debit.amount, "round": str(debit.round_id)}  # fmt: skip
     rollback = WalletCall.objects.create(
         transaction_id=transaction_id, kind=WalletCallKind.ROLLBACK, purpose=WalletCallPurpose.ROLLBACK,
         reference=debit, partner_id=debit.partner_id, player_id=debit.player_id, round_id=debit.round_id,

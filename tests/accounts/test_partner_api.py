@@ -32,7 +32,11 @@ def fund(api, external_id="ext-1", amount=50_000):
     api.put(f"{BASE}/{external_id}/", {"currency": "EUR"})
     return api.post(
         f"{BASE}/{external_id}/transfers/",
-        {"direction": "in", "amount": amount, "reference": "dep-1"},
+        {
+            "direction": "in",
+            "amount": amount,
+            "reference": "dep-1" if external_id == "ext-1" else f"dep-1-{external_id}",
+        },
         HTTP_IDEMPOTENCY_KEY=f"fund-{external_id}",
     )
 
@@ -42,6 +46,11 @@ def test_put_creates_then_returns_the_player(api):
     assert created.status_code == 201 and created.json()["external_id"] == "ext-1"
     again = api.put(f"{BASE}/ext-1/", {"currency": "EUR"})
     assert again.status_code == 200 and again.json()["id"] == created.json()["id"]
+    other = api.put(f"{BASE}/ext-1/", {"currency": "USD"})
+    assert other.status_code == 422 and other.json()["code"] == "currency_mismatch"
+    # About the player's wallet: no table is involved here.
+    assert other.json()["title"] == "The player already exists with a wallet in another currency."
+    assert other.json()["detail"] == "the player's wallet is in EUR"
     assert api.put(f"{BASE}/ext-2/", {"currency": "eur"}).status_code == 400
 
 
@@ -161,3 +170,51 @@ def test_a_new_player_needs_an_iso_4217_currency_with_cents(api, currency):
 
 def test_an_external_id_of_other_characters_is_refused(api):
     assert api.put(f"{BASE}/a%20b/", {"currency": "EUR"}).status_code == 400
+
+
+def test_a_repeated_reference_with_a_new_key_is_409_and_moves_nothing(api):
+    first = fund(api, amount=50_000)
+    again = api.post(
+        f"{BASE}/ext-1/transfers/",
+        {"direction": "in", "amount": 50_000, "reference": "dep-1"},
+        HTTP_IDEMPOTENCY_KEY="a-new-key",
+    )
+    assert again.status_code == 409 and again["Content-Type"] == "application/problem+json"
+    body = again.json()
+    assert body["code"] == "duplicate_reference" and first.json()["id"] in body["detail"]
+    assert Transfer.objects.count() == 1 and api.get(f"{BASE}/ext-1/wallet/").json()["balance"] == 50_000
+    # Another direction or player does not make the reference new either: one transfer per reference.
+    api.put(f"{BASE}/ext-2/", {"currency": "EUR"})
+    other = api.post(f"{BASE}/ext-2/transfers/", {"direction": "in", "amount": 1, "reference": "dep-1"},
+                     HTTP_IDEMPOTENCY_KEY="other-player")  # fmt: skip
+    assert other.status_code == 409 and Transfer.objects.count() == 1 and ledger_verify().ok
+
+
+def test_the_partner_lists_its_transfers_and_its_players_wallet_lines_carry_the_reference(api, client):
+    fund(api, "ext-1", amount=50_000)
+    api.post(f"{BASE}/ext-1/transfers/", {"direction": "out", "amount": 20_000, "reference": "wd-1"},
+             HTTP_IDEMPOTENCY_KEY="wd-1")  # fmt: skip
+    fund(api, "ext-2", amount=7_000)
+    Transfer.objects.filter(reference="dep-1").update(created_at="2026-11-30T23:59:59Z")
+    other, other_secret = partner_create(name="Other Casino")
+    PartnerClient(client, other, other_secret).put(f"{BASE}/ext-9/", {"currency": "EUR"})
+
+    every = api.get("/api/v1/partner/transfers/").json()
+    assert every["count"] == 3 and every["next"] is None
+    assert [(t["player"], t["direction"], t["amount"], t["reference"]) for t in every["results"]] == [
+        ("ext-2", "in", 7_000, "dep-1-ext-2"), ("ext-1", "out", 20_000, "wd-1"), ("ext-1", "in", 50_000, "dep-1"),
+    ]  # fmt: skip
+    assert set(every["results"][0]) == {"id", "player", "direction", "amount", "currency", "reference", "created_at"}
+    day = api.get("/api/v1/partner/transfers/?date=2026-11-30").json()
+    assert [t["reference"] for t in day["results"]] == ["dep-1"]
+    assert api.get("/api/v1/partner/transfers/?reference=wd-1").json()["results"][0]["amount"] == 20_000
+    page = api.get("/api/v1/partner/transfers/?limit=1&offset=1").json()
+    assert [t["reference"] for t in page["results"]] == ["wd-1"] and page["count"] == 3
+    assert api.get("/api/v1/partner/transfers/?date=30-11-2026").status_code == 400
+
+    of_one = api.get(f"{BASE}/ext-1/transfers/").json()
+    assert [t["reference"] for t in of_one["results"]] == ["wd-1", "dep-1"]
+    lines = api.get(f"{BASE}/ext-1/wallet/transactions/").json()["results"]
+    assert [(line["kind"], line["amount"], line["reference"]) for line in lines] == [
+        ("transfer_out", -20_000, "wd-1"), ("transfer_in", 50_000, "dep-1"),
+    ]  # fmt: skip

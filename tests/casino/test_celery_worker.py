@@ -17,6 +17,7 @@ from casino.services.rounds import round_place
 from core.actors import Actor
 from ledger.selectors import player_wallet_summary
 from ledger.verification import ledger_verify
+from tests.databases import database_url
 from tests.factories import TableFactory, make_player
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -32,7 +33,7 @@ def worker(eager_celery):
     queue = f"test-{uuid.uuid4().hex[:8]}"  # a queue of its own: no stale message from another run
     env = {
         **os.environ,
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        "DATABASE_URL": database_url(db),
         "REDIS_URL": settings.REDIS_URL,
     }
     process = subprocess.Popen(

@@ -12,6 +12,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
+from accounts.models import Transfer, TransferDirection
+from accounts.partners import partner_transfer
 from accounts.roles import AUDITOR, OPERATOR, SUPPORT
 from accounts.services import partner_create
 from casino.models import WalletCall
@@ -62,11 +64,12 @@ def _run(partner, day) -> str:
 def test_partner_reconcile_prints_the_days_acknowledged_calls_and_the_pending_ones(calls):
     partner, day, pending = calls
     report = _reconcile(partner, day)
-    assert set(report) == {"partner", "date", "debits", "credits", "rollbacks", "pending"}
+    assert set(report) == {"partner", "date", "debits", "credits", "rollbacks", "unanswered_debits", "pending"}
     assert report["partner"] == "Wallet Casino" and report["date"] == day.isoformat()
     assert report["debits"] == {"count": 2, "total": 3_500}
     assert report["credits"] == {"count": 1, "total": 2_000}
     assert report["rollbacks"] == {"count": 1, "total": 2_500}
+    assert report["unanswered_debits"] == {"count": 0, "total": 0, "transaction_ids": []}
     assert [p["transaction_id"] for p in report["pending"]] == [pending.transaction_id]
     assert report["pending"][0]["overdue"] is False
 
@@ -116,3 +119,16 @@ def test_the_reconciliation_page_without_a_seamless_partner(client, db):
     staff(client, OPERATOR)
     page = client.get("/admin/reconciliation/")
     assert page.status_code == 200 and "No partner keeps" in page.content.decode()
+
+
+def test_partner_reconcile_of_a_transfer_partner_prints_its_transfers_of_the_day(db):
+    partner, _secret = partner_create(name="Transfer Casino")
+    player = make_player(username="p-t", partner=partner, external_id="ext-t")
+    for reference, direction, amount in (("in-1", "in", 5_000), ("in-2", "in", 2_500), ("out-1", "out", 1_000)):
+        partner_transfer(partner=partner, player=player, direction=TransferDirection(direction), amount=amount,
+                         reference=reference)  # fmt: skip
+    Transfer.objects.filter(reference="in-2").update(created_at=timezone.now() - timedelta(days=1))
+    report = _reconcile(partner, timezone.now().date())
+    assert report == {"partner": "Transfer Casino", "date": timezone.now().date().isoformat(), "wallet": "transfer",
+                      "transfers_in": {"count": 1, "total": 5_000}, "transfers_out": {"count": 1, "total": 1_000},
+                      "pending": []}  # fmt: skip

@@ -232,5 +232,16 @@ def test_nullable_fields_carry_their_type_for_strict_openapi_3_0(served):
 
     walk(served, "schema")
     assert "NullEnum" not in served["components"]["schemas"]
-    war = served["components"]["schemas"]["Round"]["properties"]["war"]
-    assert war["type"] == "object" and war["nullable"] and set(war["properties"]) == {"player_card", "dealer_card"}
+    # A nullable object or enum is its component or null alone: generators make one class of it.
+    components = served["components"]["schemas"]
+    war, decision = (components["Round"]["properties"][name]["oneOf"] for name in ("war", "decision"))
+    assert set(components[war[0]["$ref"].rsplit("/", 1)[1]]["properties"]) == {"player_card", "dealer_card"}
+    assert war[1] == {"type": "object", "nullable": True, "enum": [None]}
+    assert components[decision[0]["$ref"].rsplit("/", 1)[1]]["enum"] == ["war", "surrender"]
+    assert decision[1] == {"type": "string", "nullable": True, "enum": [None]}
+
+
+def test_a_requests_field_with_a_default_is_optional_and_says_its_default(served):
+    tie_bet = served["components"]["schemas"]["RoundCreateRequest"]["properties"]["tie_bet"]
+    assert "default" not in tie_bet and tie_bet["description"].endswith("Optional: 0 when left out.")
+    assert "tie_bet" not in served["components"]["schemas"]["RoundCreateRequest"]["required"]

@@ -11,15 +11,27 @@ import stat
 import subprocess
 import sys
 import tempfile
+import uuid
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
+import dj_database_url
 import psutil
 import psycopg
 import pytest
 import redis
 from dotenv import dotenv_values
 
-from config.embedded import EmbeddedPostgres, EmbeddedRedis, dotenv_prepare, embedded_servers, servers_wanted
+from config.embedded import (
+    DatabaseUnusable,
+    EmbeddedPostgres,
+    EmbeddedRedis,
+    database_ensure,
+    database_prepare,
+    dotenv_prepare,
+    embedded_servers,
+    servers_wanted,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -163,3 +175,37 @@ def test_without_a_database_url_settings_name_the_embedded_servers_socket(tmp_pa
 def test_server_classes_stop_nothing_when_nothing_runs(tmp_path):
     EmbeddedPostgres(tmp_path).stop()
     EmbeddedRedis(tmp_path).stop()
+
+
+def _url_of_database(name: str) -> str:
+    """DATABASE_URL (bin/test's server: local or embedded) with another database name."""
+    parts = urlsplit(os.environ["DATABASE_URL"])
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def test_a_database_url_naming_a_missing_database_gets_it_created():
+    name = f"cw_created_{uuid.uuid4().hex[:12]}"
+    url = _url_of_database(name)
+    try:
+        said = []
+        database_prepare({"DATABASE_URL": url}, say=lambda *args, **kwargs: said.append(args[0]))
+        assert said == [f"Created the database '{name}' that DATABASE_URL names."]
+        assert database_ensure(url) is False  # there now: nothing to do
+        with psycopg.connect(conninfo=url.replace("postgres://", "postgresql://", 1)) as connection:
+            assert connection.execute("SELECT current_database()").fetchone() == (name,)
+    finally:
+        config = dj_database_url.parse(url)
+        with psycopg.connect(host=config["HOST"] or None, port=config["PORT"] or None, user=config["USER"],
+                             dbname="postgres", autocommit=True) as admin:  # fmt: skip
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+
+
+def test_a_database_server_that_cannot_be_used_is_one_line(tmp_path):
+    with socket.socket() as probe:  # a port where nothing listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(DatabaseUnusable) as refused:
+        database_prepare({"DATABASE_URL": f"postgres://postgres@127.0.0.1:{port}/casino_war"})
+    # A SystemExit: bin/manage (config.embedded) prints its one line and exits 1, bin/serve says it too.
+    assert isinstance(refused.value, SystemExit) and "\n" not in str(refused.value)
+    assert str(refused.value).startswith(f"DATABASE_URL: PostgreSQL at 127.0.0.1:{port} cannot be used (")

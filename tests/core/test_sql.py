@@ -39,6 +39,9 @@ def test_idempotency_claim_finds_the_key_held_by_a_running_request():
         first.execute("SELECT pg_advisory_lock(%s)", [lock])
         with transaction.atomic():
             assert sql.idempotency_claim(lock_id=lock, scope="player:1", key="busy") == (False, None)
+        # The request ends: its lock goes with it (said here: closing the connection lets the server
+        # drop it a moment later, which on a busy machine can come after the next claim).
+        first.execute("SELECT pg_advisory_unlock(%s)", [lock])
     with transaction.atomic():
         assert sql.idempotency_claim(lock_id=lock, scope="player:1", key="busy") == (True, None)
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from django.db import connection
 
+from tests.databases import database_url
 from tests.redis_server import RedisServer, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,10 +68,7 @@ class Cluster:
         directory = Path(tempfile.mkdtemp(prefix="cw-faults-"))
         env = {
             **os.environ,
-            "DATABASE_URL": (
-                f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-                f"?application_name={APP_NAME}"
-            ),
+            "DATABASE_URL": f"{database_url(db)}?application_name={APP_NAME}",
             "REDIS_URL": redis.url,
             "DEBUG": "false",
             "ALLOWED_HOSTS": "127.0.0.1,localhost",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -64,29 +65,67 @@ def test_every_sentence_of_the_scripts_goes_through_gettext():
     assert not unmarked, "\n".join(unmarked)
 
 
-@pytest.mark.skipif(not shutil.which("xgettext"), reason="makemessages needs GNU gettext (.ci/run installs it)")
-def test_the_catalogues_translate_every_marked_string(tmp_path):
-    """Extract the strings afresh (in a copy of the project) and check that both catalogues
-    translate each of them: no empty msgstr, nothing fuzzy."""
-    copy = tmp_path / "project"
+def readme_makemessages() -> list[list[str]]:
+    """README's makemessages command lines (`bin/manage ARGS`), as argument lists."""
+    lines = [
+        line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("bin/manage makemessages")
+    ]
+    assert len(lines) == 2, lines
+    return [shlex.split(line)[1:] for line in lines]
+
+
+@pytest.fixture(scope="module")
+def extracted(tmp_path_factory):
+    """The catalogues as README's makemessages commands leave them, run in a copy of the project."""
+    if not (shutil.which("xgettext") and shutil.which("msgmerge")):
+        pytest.skip("makemessages needs GNU gettext (.ci/run installs it)")
+    copy = tmp_path_factory.mktemp("catalogues") / "project"
     skip = shutil.ignore_patterns(".venv", "var", "artifacts", ".git", "__pycache__", "node_modules", "docs", "tests")
     shutil.copytree(ROOT, copy, ignore=skip)
     env = {**os.environ, "DEBUG": "true", "PYTHONPATH": str(copy)}
-    ignores = ["--ignore", "benchmarks/*", "--ignore", "casino/engine/*", "--ignore", "casino/odds/*"]
-    for domain in ("django", "djangojs"):
-        subprocess.run(
-            [sys.executable, "manage.py", "makemessages", "-d", domain, *[arg for lang in LANGUAGES for arg in ("-l", lang)],
-             *ignores],
-            cwd=copy, env=env, check=True, capture_output=True,
-        )  # fmt: skip
+    for arguments in readme_makemessages():
+        subprocess.run([sys.executable, "manage.py", *arguments], cwd=copy, env=env, check=True, capture_output=True)
+    return copy / "locale"
+
+
+def test_the_catalogues_translate_every_marked_string(extracted):
+    """Extract the strings afresh and check that both catalogues translate each of them: no empty
+    msgstr, nothing fuzzy."""
     problems = []
     for lang in LANGUAGES:
         for domain in ("django", "djangojs"):
-            for entry in polib.pofile(str(copy / "locale" / lang / "LC_MESSAGES" / f"{domain}.po")):
+            for entry in polib.pofile(str(extracted / lang / "LC_MESSAGES" / f"{domain}.po")):
                 untranslated = not entry.msgstr if not entry.msgid_plural else not all(entry.msgstr_plural.values())
                 if untranslated or "fuzzy" in entry.flags:
                     problems.append(f"{lang} {domain}: {entry.msgid!r}")
     assert not problems, "\n".join(problems)
+
+
+def _without_creation_date(text: str) -> str:
+    return re.sub(r'^"POT-Creation-Date: .*\\n"$', "", text, flags=re.M)
+
+
+@pytest.mark.parametrize("domain", ["django", "djangojs"])
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_committed_catalogues_are_what_makemessages_makes(extracted, lang, domain):
+    """After changing a text, run README's makemessages and commit what it wrote: nothing stale stays
+    active, nothing new is missing (only the creation date may differ)."""
+    committed = ROOT / "locale" / lang / "LC_MESSAGES" / f"{domain}.po"
+    made = extracted / lang / "LC_MESSAGES" / f"{domain}.po"
+    assert _without_creation_date(committed.read_text()) == _without_creation_date(made.read_text()), (
+        f"{committed.relative_to(ROOT)} is not what README's makemessages makes: run it, translate, compilemessages"
+    )
+
+
+@pytest.mark.parametrize("domain", ["django", "djangojs"])
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_committed_compiled_catalogues_are_their_po_files(lang, domain):
+    folder = ROOT / "locale" / lang / "LC_MESSAGES"
+    translated = {
+        (e.msgctxt, e.msgid): e.msgstr for e in polib.pofile(str(folder / f"{domain}.po")).translated_entries()
+    }
+    compiled = {(e.msgctxt, e.msgid): e.msgstr for e in polib.mofile(str(folder / f"{domain}.mo")) if e.msgid}
+    assert compiled == translated, f"{domain}.mo of {lang} is stale: run compilemessages"
 
 
 @pytest.mark.django_db

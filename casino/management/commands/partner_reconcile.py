@@ -4,6 +4,7 @@ from datetime import date
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import Partner
+from accounts.selectors import partner_transfer_totals
 from casino.selectors import WALLET_CALL_OVERDUE_AFTER, wallet_calls_reconcile
 
 
@@ -11,7 +12,8 @@ class Command(BaseCommand):
     help = (
         "Print, as JSON, a UTC day's calls to a seamless partner's wallet that it acknowledged, and every call "
         "still pending; exit non-zero while any is pending past its retries "
-        f"(made more than {int(WALLET_CALL_OVERDUE_AFTER.total_seconds() // 60)} minutes ago)."
+        f"(made more than {int(WALLET_CALL_OVERDUE_AFTER.total_seconds() // 60)} minutes ago). "
+        "For a transfer partner: that day's transfers in and out, counted and totalled."
     )
 
     def add_arguments(self, parser):
@@ -26,6 +28,13 @@ class Command(BaseCommand):
             day = _day(date)
         except ValueError:
             raise CommandError(f"{date!r} is not a date (YYYY-MM-DD)") from None
+        if not found.is_seamless:
+            # A transfer partner: its transfers in and out of its players' wallets that day.
+            totals = partner_transfer_totals(partner=found, day=day)
+            report = {"partner": found.name, "date": day.isoformat(), "wallet": "transfer",
+                      "transfers_in": totals["in"], "transfers_out": totals["out"], "pending": []}  # fmt: skip
+            self.stdout.write(json.dumps(report))
+            return
         report = wallet_calls_reconcile(partner=found, day=day)
         self.stdout.write(json.dumps(report))
         overdue = [call["transaction_id"] for call in report["pending"] if call["overdue"]]

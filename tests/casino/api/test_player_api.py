@@ -207,7 +207,8 @@ def test_round_history_and_wallet_lines_newest_first(player_client, player, tabl
     assert lines[-1]["kind"] == "deposit" and lines[-1]["round"] is None
     assert {line["round"] for line in lines if line["round"]} == set(ids)
     assert lines[0]["balance_after"] == player_wallet_summary(player=player)["balance"]
-    assert set(lines[0]) == {"id", "kind", "amount", "balance_after", "round", "created_at"}
+    assert set(lines[0]) == {"id", "kind", "amount", "balance_after", "round", "reference", "created_at"}
+    assert {line["reference"] for line in lines} == {None}  # a partner's transfer reference, none here
 
 
 # --- idempotency ---------------------------------------------------------------------------------------

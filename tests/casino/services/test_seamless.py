@@ -14,6 +14,7 @@ import threading
 import time
 import uuid
 from datetime import timedelta
+from io import StringIO
 
 import pytest
 from django.core.management import call_command
@@ -152,14 +153,16 @@ def test_a_failed_debit_is_503_and_rolled_back(seamless, table, fault):
     answer = place(api, key="r-1", table=table)
     assert answer.status_code == 503
     assert answer.json()["code"] == "wallet_unavailable"
+    # The wallet may have answered (a 500): the problem says no usable answer came, not none.
+    assert answer.json()["title"] == "The partner's wallet gave no usable answer in time; nothing was staked."
     assert answer["Retry-After"]
     assert not Round.objects.exists()
     debit = WalletCall.objects.get(kind="debit")
     rollback = WalletCall.objects.get(kind="rollback")
     assert debit.status == "failed" and rollback.status == "acknowledged"
     assert rollback.request_body == {"transaction_id": f"{debit.transaction_id}-rb",
-                                     "reference": debit.transaction_id, "player": PLAYER,
-                                     "round": str(debit.round_id)}  # fmt: skip
+                                     "reference": debit.transaction_id, "player": PLAYER, "currency": "EUR",
+                                     "amount": debit.amount, "round": str(debit.round_id)}  # fmt: skip
     assert wallet.balance(player=PLAYER, currency="EUR") == 100_000
     assert not JournalEntry.objects.exists()
 
@@ -187,6 +190,40 @@ def test_a_debit_applied_whose_answer_was_lost_is_rolled_back(seamless, table):
     assert answer.status_code == 503
     assert wallet.balance(player=PLAYER, currency="EUR") == 100_000  # debited, then rolled back
     assert WalletCall.objects.get(kind="rollback").status == "acknowledged"
+
+
+def test_reconciliation_meets_the_partners_books_when_debits_go_unanswered(seamless, table):
+    """docs/PARTNERS.md "Reconciliation": a debit answered 200 in time, one the wallet applied but
+    answered after our timeout, one lost before the wallet saw it. The report's `debits` are the
+    first; `unanswered_debits` name the other two, whose rollbacks `rollbacks` counts; the
+    partner's own books meet them by the rule the guide gives."""
+    partner, api, wallet = seamless
+    assert place(api, key="r-answered", table=table, main_bet=1_000).status_code == 201
+    wallet.fail(Fault.TIMEOUT, calls={"debit"}, times=1, seconds=2)  # applied; its 200 comes too late
+    assert place(api, key="r-late", table=table, main_bet=2_000).status_code == 503
+    wallet.fail(Fault.DROP, calls={"debit"}, times=1)  # never applied
+    assert place(api, key="r-lost", table=table, main_bet=4_000).status_code == 503
+    assert wallet.wait_for(lambda: all(c.status is not None for c in calls_named(wallet, "debit")[1:2]), timeout=10)
+    out = StringIO()
+    call_command(
+        "partner_reconcile", "--partner", partner.name, "--date", timezone.now().date().isoformat(), stdout=out
+    )
+    report = json.loads(out.getvalue())
+    late, lost = (WalletCall.objects.get(kind="debit", amount=amount).transaction_id for amount in (2_000, 4_000))
+    assert report["debits"] == {"count": 1, "total": 1_000}
+    assert report["unanswered_debits"] == {"count": 2, "total": 6_000, "transaction_ids": [late, lost]}
+    assert report["rollbacks"] == {"count": 2, "total": 6_000} and report["pending"] == []
+
+    # The partner's books: the debits it answered 200 (whenever), and what its calls moved.
+    answered = {c.body["transaction_id"]: c.body["amount"] for c in calls_named(wallet, "debit") if c.status == 200}
+    # Rule 1: your debits answered 200 = `debits` + those of `unanswered_debits` you applied.
+    unanswered = report["unanswered_debits"]["transaction_ids"]
+    applied_late = sum(amount for transaction_id, amount in answered.items() if transaction_id in unanswered)
+    assert sum(answered.values()) == report["debits"]["total"] + applied_late == 3_000
+    # Rule 2: staked at your wallet, net = `debits.total` - (`rollbacks.total` - `unanswered_debits.total`).
+    moved = sum(c.moved for c in wallet.calls if c.name in ("debit", "rollback"))
+    net = report["debits"]["total"] - (report["rollbacks"]["total"] - report["unanswered_debits"]["total"])
+    assert -moved == net == 1_000
 
 
 def test_a_retry_with_the_same_key_never_debits_twice(seamless, table):

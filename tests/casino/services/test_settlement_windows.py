@@ -22,7 +22,10 @@ def queued(eager_celery, monkeypatch):
     return sent
 
 
-def test_rounds_resolved_in_one_window_queue_one_batch_after_it_closes(queued, table, django_capture_on_commit_callbacks):
+def test_rounds_resolved_in_one_window_queue_one_batch_after_it_closes(queued, table, django_capture_on_commit_callbacks,
+                                                                       monkeypatch):  # fmt: skip
+    # A window long enough for three placements on a busy machine (the real one is a quarter second).
+    monkeypatch.setattr(settlement, "SETTLE_WINDOW_S", 5.0)
     player = make_player(balance=10_000)
     for _ in range(3):
         set_next_round(player, tie=False)
