@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0007_partner_wallet_url'),
+        ('accounts', '0008_partner_origins_and_game_sessions'),
         ('ledger', '0011_post_entries_together'),
     ]
 
