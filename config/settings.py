@@ -121,7 +121,8 @@ DATABASES["default"]["ATOMIC_REQUESTS"] = False
 # statement of the round path once per connection instead of every time (docs/BENCHMARKS.md: a
 # third of the database's CPU per round went to planning statements it had planned before).
 if DATABASES["default"]["ENGINE"] == "core.postgresql":  # (bin/test's deploy check reads no database)
-    DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
+    # Added to what DATABASE_URL's query says (`?application_name=...`, `sslmode`...), never instead of it.
+    DATABASES["default"].setdefault("OPTIONS", {}).update({"server_side_binding": True, "prepare_threshold": 5})
     # DATABASE_POOL=true: a pool of connections per process (psycopg's) instead of one persistent
     # connection per thread. A request waiting on a seamless partner's wallet then gives its
     # connection back for the wait (core.transactions.connection_release_for_wait), so a slow
