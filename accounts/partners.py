@@ -23,7 +23,7 @@ from core.cache import cache_add_shared, cache_versions_and_add_shared
 from core.errors import InvalidInput, NotATransferWallet, NotFound, SignatureInvalid, WalletCurrencyMismatch
 from core.outbound import request_signature  # the one recipe, for requests both ways
 from ledger.money import CURRENCIES
-from ledger.services import partner_transfer_post
+from ledger.services import partner_account_open, partner_transfer_post
 from protection.services import protection_check_deposit
 
 CLOCK_SKEW_S = 300
@@ -190,7 +190,8 @@ def partner_transfer(
         raise NotATransferWallet(gettext("this partner's players play from the partner's own wallet"))
     with transaction.atomic():
         if direction is TransferDirection.IN:
-            protection_check_deposit(player=player, amount=amount)
+            source = partner_account_open(partner=partner, currency=player.currency)
+            protection_check_deposit(player=player, amount=amount, source=source)
         transfer = Transfer(partner=partner, player=player, direction=direction, amount=amount,
                             currency=player.currency, reference=reference)  # fmt: skip
         transfer.entry = partner_transfer_post(

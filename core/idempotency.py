@@ -38,7 +38,7 @@ from core.errors import (
 )
 from core.models import IdempotencyRecord
 from core.problems import PROBLEM_CONTENT_TYPE, problem_exception_handler
-from core.transactions import refusals_roll_back_everything
+from core.transactions import refusals_roll_back_everything, retried_on_conflict
 
 KEEP_FOR = timedelta(hours=48)
 T = TypeVar("T")
@@ -189,7 +189,9 @@ def idempotent_folded(request, *, scope: str, work: Callable[[RequestKey], objec
     answered exactly as `idempotent` answers them."""
     key = _key(request)
     request_key = RequestKey(scope=scope, key=key, request_hash=_request_hash(request), respond=respond)
-    try:
+
+    def attempt() -> None:
+        request_key.is_claimed, request_key.response = False, None
         with transaction.atomic():
             try:
                 with refusals_roll_back_everything():
@@ -198,6 +200,11 @@ def idempotent_folded(request, *, scope: str, work: Callable[[RequestKey], objec
                 raise _Refused(exc) from exc  # leaves the block: all of the work is undone
             if not request_key.is_claimed or request_key.response is None:
                 raise RuntimeError(f"work for key {key!r} did not carry the key's claim and response")
+
+    try:
+        # A deadlock lost (the paths that move money lock in one order, so it should not happen)
+        # is undone by PostgreSQL and run again here, a few times, before the client hears of it.
+        retried_on_conflict(attempt, what=f"request with Idempotency-Key {key!r} of {scope}")
     except _KeyAnswered as answered:
         if answered.error is not None:
             raise answered.error from None

@@ -52,7 +52,7 @@ from core.errors import (
     WalletCurrencyMismatch,
 )
 from core.idempotency import RequestKey
-from core.transactions import atomic_step
+from core.transactions import atomic_step, retried_on_conflict
 from ledger import sql as ledger_sql
 from ledger.money import format_money
 from ledger.services import player_accounts_lock
@@ -177,7 +177,8 @@ def round_stake_check(*, player, table_id: int, main_bet: int, tie_bet: int = 0)
 
 
 def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor: Actor,
-                round_id: uuid.UUID | None = None, request_key: RequestKey | None = None) -> Round:  # fmt: skip
+                round_id: uuid.UUID | None = None, request_key: RequestKey | None = None,
+                before_staking: Callable[[], None] | None = None) -> Round:  # fmt: skip
     """Place a round of `main_bet` (and `tie_bet`) minor units at the table: deal it, and stake
     the bets from the wallet. Refused by the table (closed, another currency, the bets off its
     limits), the player's protection (limits, exclusion) or the wallet (insufficient funds).
@@ -188,7 +189,10 @@ def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor
     lock and in the staking transaction: concurrent rounds of one player cannot together overshoot
     a limit. `round_id`: the id chosen before (a seamless round's, which its debit carries).
     `request_key`: the API request's Idempotency-Key (core/idempotency.py `idempotent_folded`),
-    claimed in the first statement and its response stored in the second."""
+    claimed in the first statement and its response stored in the second. `before_staking()` runs
+    with the seed pair held and the checks passed, before the stake is posted (a seamless round's
+    stake is paid into the wallet there: its accounts are locked after the seed pair, as every
+    round locks them; docs/ARCHITECTURE.md "Lock order")."""
     main, tie = main_bet, tie_bet
     if not 1 <= table_id < 2**63:
         raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
@@ -198,6 +202,8 @@ def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor
                                                                        request_key=request_key)  # fmt: skip
         table = _check_table(table, table_id=table_id, player=player, main=main, tie=tie)
         protection_check_stake(player=player, amount=main + tie, guards=(excluded, limits_by_kind_and_period(limits)))
+        if before_staking is not None:
+            before_staking()
         rules = table.rules
         nonce = pair.next_nonce
         round_id = round_id or uuid.uuid4()
@@ -378,13 +384,12 @@ def _rounds_take_house_rule(round_ids, *, wait_for_accounts: bool = False) -> in
     would be a debit nobody asked for). Accounts busy right now leave their round to the next run,
     unless `wait_for_accounts` (a player reading their rounds waits for the decision)."""
     actor = Actor.system("decision_timeout")
-    decided = 0
-    for start in range(0, len(round_ids), HOUSE_RULE_BATCH):
+
+    def batch(ids) -> int:
         with transaction.atomic():
-            found = sql.rounds_for_decision(round_ids=round_ids[start : start + HOUSE_RULE_BATCH],
-                                            status=RoundStatus.AWAITING_DECISION)  # fmt: skip
+            found = sql.rounds_for_decision(round_ids=ids, status=RoundStatus.AWAITING_DECISION)
             if not found:
-                continue  # decided meanwhile, or being decided right now
+                return 0  # decided meanwhile, or being decided right now
             balances = player_accounts_lock(account_ids=[i for _, w, p in found for i in (w, p)],
                                             wait=wait_for_accounts)  # fmt: skip
             decisions = []
@@ -402,5 +407,8 @@ def _rounds_take_house_rule(round_ids, *, wait_for_accounts: bool = False) -> in
                 sql.rounds_decide(decisions=decisions)
                 for decision in decisions:
                     _settle_after_commit(decision.round_.id)
-        decided += len(decisions)
-    return decided
+        return len(decisions)
+
+    what = "the house rule for overdue decisions"
+    batches = [round_ids[start : start + HOUSE_RULE_BATCH] for start in range(0, len(round_ids), HOUSE_RULE_BATCH)]
+    return sum(retried_on_conflict(functools.partial(batch, ids), what=what) for ids in batches)

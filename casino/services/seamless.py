@@ -150,11 +150,14 @@ def _fund(*, call: WalletCall, player, actor: Actor) -> None:
 
 
 def seamless_round_place(*, debit: Debit, player, table_id: int, main_bet: int, tie_bet: int, actor: Actor) -> Round:
-    """Step 3 of placing a seamless round: inside the request's transaction."""
-    call = _acknowledge(debit)
-    _fund(call=call, player=player, actor=actor)
+    """Step 3 of placing a seamless round: inside the request's transaction, the debit acknowledged
+    and paid into the wallet here with the player's seed pair held (the lock order of every round)."""
+
+    def fund() -> None:
+        _fund(call=_acknowledge(debit), player=player, actor=actor)
+
     return round_place(player=player, table_id=table_id, main_bet=main_bet, tie_bet=tie_bet, actor=actor,
-                       round_id=call.round_id)  # fmt: skip
+                       round_id=debit.call.round_id, before_staking=fund)  # fmt: skip
 
 
 def seamless_debit_unused(*, debit: Debit, error: ServiceError) -> None:

@@ -2,12 +2,19 @@
 
 import types
 
+import psycopg
 import pytest
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 import core.transactions
-from core.transactions import atomic_step, connection_release_for_wait, refusals_roll_back_everything
+from core.transactions import (
+    CONFLICT_ATTEMPTS,
+    atomic_step,
+    connection_release_for_wait,
+    refusals_roll_back_everything,
+    retried_on_conflict,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -50,3 +57,42 @@ def test_a_connection_is_given_back_for_a_wait_only_to_a_pool_and_outside_a_tran
     fake.in_atomic_block = False
     connection_release_for_wait()
     assert closed == ([True] if pooled else [])
+
+
+def _conflict(sqlstate_error):
+    error = OperationalError(str(sqlstate_error))
+    error.__cause__ = sqlstate_error
+    return error
+
+
+@pytest.mark.parametrize("cause", [psycopg.errors.DeadlockDetected("d"), psycopg.errors.SerializationFailure("s")])
+def test_a_transaction_lost_to_another_is_run_again_a_few_times_then_its_error_raised(cause):
+    runs = []
+
+    def run():
+        runs.append(1)
+        raise _conflict(cause)
+
+    with pytest.raises(OperationalError):
+        retried_on_conflict(run, what="test")
+    assert len(runs) == CONFLICT_ATTEMPTS
+    runs.clear()
+    assert retried_on_conflict(lambda: runs.append(1) or (len(runs) == 1 and run()) or "done", what="t") == "done"
+
+
+def test_other_errors_and_transactions_nested_in_a_callers_are_not_run_again():
+    runs = []
+
+    def lost():
+        runs.append(1)
+        raise _conflict(psycopg.errors.DeadlockDetected("d"))
+
+    def other():
+        runs.append(1)
+        raise _conflict(psycopg.errors.UniqueViolation("u"))
+
+    with pytest.raises(OperationalError):
+        retried_on_conflict(other, what="test")
+    with transaction.atomic(), pytest.raises(OperationalError):
+        retried_on_conflict(lost, what="test")  # only the caller can run its whole transaction again
+    assert len(runs) == 2
