@@ -19,13 +19,17 @@ the round's own two statements; `idempotent` is the same flow with the two as st
 from __future__ import annotations
 
 import hashlib
+import json
+import logging
 from collections.abc import Callable
 from datetime import timedelta
 from typing import TypeVar
 
-from django.db import connection, transaction
-from django.utils import timezone
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone, translation
 from drf_spectacular.utils import OpenApiParameter
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from core import sql
@@ -38,8 +42,12 @@ from core.errors import (
 )
 from core.models import IdempotencyRecord
 from core.problems import PROBLEM_CONTENT_TYPE, problem_exception_handler
+from core.request_id import HEADER as REQUEST_ID_HEADER
+from core.request_id import REPLAYED_HEADER, current_request_id
+from core.sql import StoredAnswer
 from core.transactions import refusals_roll_back_everything, retried_on_conflict
 
+logger = logging.getLogger(__name__)
 KEEP_FOR = timedelta(hours=48)
 T = TypeVar("T")
 
@@ -66,23 +74,61 @@ def idempotency_lock_id(scope: str, key: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{scope}\n{key}".encode()).digest()[:8], "big", signed=True)
 
 
-_RESPONSE_BODY = IdempotencyRecord._meta.get_field("response_body")
+# --- Answers as they were sent ----------------------------------------------------------------------
+# A replay is the first answer's bytes and headers, with `Idempotent-Replayed: true` (API.md): the
+# first answer is rendered once, stored as that text, and sent from it, the first time and every
+# time after. The replaying request's own id goes in `X-Replay-Request-ID` (core/request_id.py).
+
+KEPT_HEADERS = ("Retry-After", "Location")  # of a response, besides its type, language and request id
+_RENDERER = JSONRenderer()  # the API's renderer (settings REST_FRAMEWORK): the bytes DRF would send
+
+
+def stored_answer(*, status: int, body, content_type: str = "application/json", headers=None) -> StoredAnswer:
+    """An answer as it will be sent and stored: its body rendered once (in the request's language),
+    and the headers a replay must send again."""
+    kept = {"Content-Type": content_type, "Content-Language": translation.get_language() or settings.LANGUAGE_CODE}
+    for name in KEPT_HEADERS:
+        if headers is not None and name in headers:
+            kept[name] = headers[name]
+    request_id = current_request_id()
+    if request_id is not None:
+        kept[REQUEST_ID_HEADER] = request_id
+    return StoredAnswer(status, _RENDERER.render(body).decode(), kept)
+
+
+class StoredResponse(Response):
+    """A response sent from a stored answer: exactly its bytes and headers (`replayed`: to a retry,
+    with `Idempotent-Replayed: true`). `data` is the parsed body, for whoever reads it in-process."""
+
+    def __init__(self, answer: StoredAnswer, *, replayed: bool = False) -> None:
+        super().__init__(json.loads(answer.text) if answer.text else None, status=answer.status)
+        self.answer = answer
+        for name, value in answer.headers.items():
+            self[name] = value
+        if replayed:
+            self[REPLAYED_HEADER] = "true"
+
+    @property
+    def rendered_content(self) -> bytes:
+        return self.answer.text.encode()
 
 
 def _claim(scope: str, key: str, request_hash: str) -> Response | None:
-    """Inside the request's transaction: the stored first response to replay, or None once this
+    """Inside the request's transaction: the stored first answer to replay, or None once this
     request holds the key (`idempotency_in_flight` while another request holds it)."""
     free, stored = sql.idempotency_claim(lock_id=idempotency_lock_id(scope, key), scope=scope, key=key)
-    return _claim_answer(free, stored, request_hash)
+    return _claim_answer(free, stored, request_hash, scope=scope, key=key)
 
 
-def _claim_answer(free: bool, stored: tuple | None, request_hash: str) -> Response | None:
+def _claim_answer(free: bool, stored: tuple[str, StoredAnswer] | None, request_hash: str, *, scope: str,
+                  key: str) -> Response | None:  # fmt: skip
     if stored is not None:
-        stored_hash, status, body, content_type = stored
+        stored_hash, answer = stored
         if stored_hash != request_hash:
             raise IdempotencyConflict()
-        body = _RESPONSE_BODY.from_db_value(body, None, connection)
-        return Response(body, status=status, content_type=content_type or None)
+        logger.info("replaying the first answer (%s, request %s) to Idempotency-Key %r of %s", answer.status,
+                    answer.headers.get(REQUEST_ID_HEADER, "unknown"), key, scope)  # fmt: skip
+        return StoredResponse(answer, replayed=True)
     if not free:
         raise IdempotencyInFlight()
     return None
@@ -105,7 +151,7 @@ class RequestKey:
     def __init__(self, *, scope: str, key: str, request_hash: str, respond: Callable[[object], tuple[int, dict]]):
         self.scope, self.key, self.request_hash, self._respond = scope, key, request_hash, respond
         self.is_claimed = False
-        self.response: tuple[int, dict] | None = None  # stored with the work
+        self.response: StoredAnswer | None = None  # stored with the work
 
     def claim_params(self) -> list:
         """The parameters of `core.sql.IDEMPOTENCY_CLAIM_FROM`."""
@@ -124,7 +170,7 @@ class RequestKey:
 
     def _answer(self, free: bool, stored: tuple | None) -> None:
         try:
-            replay = _claim_answer(free, stored, self.request_hash)
+            replay = _claim_answer(free, stored, self.request_hash, scope=self.scope, key=self.key)
         except (IdempotencyConflict, IdempotencyInFlight) as exc:
             raise _KeyAnswered(error=exc) from None
         if replay is not None:
@@ -133,10 +179,10 @@ class RequestKey:
 
     def store_params(self, made) -> list:
         """The parameters of `core.sql.IDEMPOTENCY_STORE_CALL`, storing the response to `made`."""
-        self.response = self._respond(made)
-        status, body = self.response
+        status, body = self._respond(made)
+        self.response = stored_answer(status=status, body=body)
         return sql.idempotency_store_params(scope=self.scope, key=self.key, request_hash=self.request_hash,
-                                            status=status, body=body, content_type="application/json")  # fmt: skip
+                                            answer=self.response)  # fmt: skip
 
     def stored(self, was_stored: bool) -> None:
         """What the store answered: False, a request with this key committed meanwhile; the work must not stand."""
@@ -145,10 +191,10 @@ class RequestKey:
 
     def store(self, made) -> None:
         """The response to `made` stored in a statement of its own, answered as `stored`."""
-        self.response = self._respond(made)
-        status, body = self.response
+        status, body = self._respond(made)
+        self.response = stored_answer(status=status, body=body)
         self.stored(sql.idempotency_store(scope=self.scope, key=self.key, request_hash=self.request_hash,
-                                          status=status, body=body, content_type="application/json"))  # fmt: skip
+                                          answer=self.response))  # fmt: skip
 
 
 class _Refused(Exception):
@@ -212,8 +258,7 @@ def idempotent_folded(request, *, scope: str, work: Callable[[RequestKey], objec
     except _Refused as refused:
         return _store_refusal(scope=scope, key=key, request_hash=request_key.request_hash, error=refused.error,
                               on_refusal=on_refusal)  # fmt: skip
-    status, body = request_key.response
-    return Response(body, status=status)
+    return StoredResponse(request_key.response)
 
 
 def idempotent_around_call(request, *, scope: str, call: Callable[[str, str], T],
@@ -247,16 +292,17 @@ def _store_refusal(*, scope: str, key: str, request_hash: str, error: ServiceErr
                    on_refusal: Callable[[ServiceError], None] | None = None) -> Response:  # fmt: skip
     """A refusal is the first response too, so retries get it: stored under the key's lock, unless a
     request with the same key got there in between (its response is the first one, then)."""
-    response = problem_exception_handler(error, {})
+    problem = problem_exception_handler(error, {})
+    answer = stored_answer(status=problem.status_code, body=problem.data, content_type=PROBLEM_CONTENT_TYPE,
+                           headers=problem)  # fmt: skip
     with transaction.atomic():
         replay = _claim(scope, key, request_hash)
         if replay is not None:
             return replay
         if on_refusal is not None:
             on_refusal(error)
-        sql.idempotency_store(scope=scope, key=key, request_hash=request_hash, status=response.status_code,
-                              body=response.data, content_type=PROBLEM_CONTENT_TYPE)  # fmt: skip
-    return response
+        sql.idempotency_store(scope=scope, key=key, request_hash=request_hash, answer=answer)
+    return StoredResponse(answer)
 
 
 def idempotency_records_purge() -> int:

@@ -151,8 +151,8 @@ def test_round_open_claiming_takes_the_key_and_opens_the_round_in_one_statement(
 def test_round_open_claiming_leaves_the_pair_alone_for_a_stored_response_or_a_held_key():
     player, table = make_player(balance=1_000), TableFactory()
     pair = seed_pair_active(player=player)
-    core_sql.idempotency_store(scope="player:1", key="done", request_hash="h", status=201, body={"id": "r"},
-                               content_type="application/json")  # fmt: skip
+    core_sql.idempotency_store(scope="player:1", key="done", request_hash="h",
+                               answer=core_sql.StoredAnswer(201, '{"id":"r"}', {}))  # fmt: skip
     with _other_connection() as holder:
         holder.execute("SELECT 1 FROM casino_seedpair WHERE id = %s FOR UPDATE", [pair.pk])  # autocommit: let go
         holder.execute("BEGIN")
@@ -162,7 +162,7 @@ def test_round_open_claiming_leaves_the_pair_alone_for_a_stored_response_or_a_he
             cursor.execute("SET LOCAL lock_timeout = '2s'")
             claim, opened = _open_claiming(player, table, _claim("done"))
             free, stored = core_sql.idempotency_claimed(claim)
-            assert free and stored[:2] == ("h", 201) and opened is None
+            assert free and (stored[0], stored[1].status) == ("h", 201) and opened is None
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SET LOCAL lock_timeout = '2s'")
             claim, opened = _open_claiming(player, table, _claim("busy"))
@@ -175,13 +175,13 @@ def test_round_place_storing_writes_the_round_and_the_response_in_one_statement(
     pair = seed_pair_active(player=player)
     round_ = _round(player, table, pair)
     wallet, in_play = player_accounts_open(player=player)
-    store = core_sql.idempotency_store_params(scope="player:1", key="k", request_hash="h", status=201,
-                                              body={"id": str(round_.id)}, content_type="application/json")  # fmt: skip
+    answer = core_sql.StoredAnswer(201, f'{{"id":"{round_.id}"}}', {"Content-Type": "application/json"})
+    store = core_sql.idempotency_store_params(scope="player:1", key="k", request_hash="h", answer=answer)
     place = dict(audit={}, stake_key=f"round:{round_.id}:stake", stake_reason="main bet", wallet_id=wallet.pk,
                  in_play_id=in_play.pk, stake=100)  # fmt: skip
     assert sql.round_place(round_=round_, store=store, **place) is True
     assert Round.objects.filter(pk=round_.id).exists()
-    assert IdempotencyRecord.objects.get(scope="player:1", key="k").response_body == {"id": str(round_.id)}
+    assert IdempotencyRecord.objects.get(scope="player:1", key="k").response_text == answer.text
     again = _round(player, table, pair, nonce=1)  # a response is stored for the key already
     assert sql.round_place(round_=again, store=store, **{**place, "stake_key": f"round:{again.id}:stake"}) is False
 

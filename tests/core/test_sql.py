@@ -1,5 +1,7 @@
 """Each statement of core/sql.py, and core_audit_record, on real PostgreSQL."""
 
+import json
+
 import psycopg
 import pytest
 from django.db import connection, transaction
@@ -13,21 +15,27 @@ pytestmark = pytest.mark.django_db
 
 def test_idempotency_claim_reads_nothing_for_a_new_key_and_the_stored_response_after():
     lock = idempotency_lock_id("player:1", "k")
+    answer = sql.StoredAnswer(201, '{"id":"r","a":1}', {"Content-Type": "application/json", "X-Request-ID": "r1"})
     with transaction.atomic():
         assert sql.idempotency_claim(lock_id=lock, scope="player:1", key="k") == (True, None)
-        assert sql.idempotency_store(scope="player:1", key="k", request_hash="h", status=201, body={"id": "r"},
-                                     content_type="application/json")  # fmt: skip
-    free, stored = sql.idempotency_claim(lock_id=lock, scope="player:1", key="k")
-    request_hash, status, body, content_type = stored
-    assert (free, request_hash, status, content_type) == (True, "h", 201, "application/json")
-    assert IdempotencyRecord._meta.get_field("response_body").from_db_value(body, None, connection) == {"id": "r"}
+        assert sql.idempotency_store(scope="player:1", key="k", request_hash="h", answer=answer)
+    assert sql.idempotency_claim(lock_id=lock, scope="player:1", key="k") == (True, ("h", answer))  # as it was
     assert sql.idempotency_claim(lock_id=lock, scope="player:2", key="k") == (True, None)  # scoped to the caller
 
 
+def test_idempotency_claim_answers_a_record_stored_before_texts_were_as_text():
+    IdempotencyRecord.objects.create(scope="s", key="old", request_hash="h", response_status=201,
+                                     response_body={"n": 1}, response_content_type="application/json")  # fmt: skip
+    _free, (_hash, answer) = sql.idempotency_claim(lock_id=1, scope="s", key="old")
+    assert answer.status == 201 and json.loads(answer.text) == {"n": 1}
+    assert answer.headers == {"Content-Type": "application/json"}
+
+
 def test_idempotency_store_keeps_the_first_response():
-    assert sql.idempotency_store(scope="s", key="k", request_hash="h", status=201, body={"n": 1}, content_type="a")
-    assert not sql.idempotency_store(scope="s", key="k", request_hash="h", status=422, body={"n": 2}, content_type="a")
-    assert IdempotencyRecord.objects.get(scope="s", key="k").response_body == {"n": 1}
+    first, second = sql.StoredAnswer(201, '{"n":1}', {}), sql.StoredAnswer(422, '{"n":2}', {})
+    assert sql.idempotency_store(scope="s", key="k", request_hash="h", answer=first)
+    assert not sql.idempotency_store(scope="s", key="k", request_hash="h", answer=second)
+    assert IdempotencyRecord.objects.get(scope="s", key="k").response_text == '{"n":1}'
 
 
 @pytest.mark.django_db(transaction=True)
@@ -39,6 +47,7 @@ def test_idempotency_claim_finds_the_key_held_by_a_running_request():
         first.execute("SELECT pg_advisory_lock(%s)", [lock])
         with transaction.atomic():
             assert sql.idempotency_claim(lock_id=lock, scope="player:1", key="busy") == (False, None)
+        first.execute("SELECT pg_advisory_unlock(%s)", [lock])  # now, not when the closed backend has exited
     with transaction.atomic():
         assert sql.idempotency_claim(lock_id=lock, scope="player:1", key="busy") == (True, None)
 

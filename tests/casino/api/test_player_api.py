@@ -228,6 +228,44 @@ def test_a_refusal_is_replayed_too(player_client, table):
     assert again.status_code == first.status_code == 422 and again.json() == first.json()
 
 
+REPLAYED_HEADERS = ("Content-Type", "Content-Language", "X-Request-ID")
+
+
+def assert_replay_of(again, first):
+    """API.md: a replay is the first answer's bytes and headers, with `Idempotent-Replayed: true`;
+    the replaying request's own id beside the first one's."""
+    assert again.status_code == first.status_code and again.content == first.content
+    assert {h: again.get(h) for h in REPLAYED_HEADERS} == {h: first.get(h) for h in REPLAYED_HEADERS}
+    assert again["Idempotent-Replayed"] == "true" and not first.has_header("Idempotent-Replayed")
+    assert again["X-Replay-Request-ID"] not in ("", first["X-Request-ID"]) and not first.has_header("X-Replay-Request-ID")
+
+
+def place_with(client, table, *, main=1000, key, **headers):
+    return client.post("/api/v1/rounds/", {"table": str(table.pk), "main_bet": main}, content_type="application/json",
+                       HTTP_IDEMPOTENCY_KEY=key, **headers)  # fmt: skip
+
+
+def test_a_replay_is_the_first_answers_bytes_and_headers(player_client, player, table, caplog):
+    set_next_round(player, tie=False)
+    first = place_with(player_client, table, key="bytes", HTTP_X_REQUEST_ID="first-request")
+    with caplog.at_level("INFO", logger="core.idempotency"):
+        again = place_with(player_client, table, key="bytes", HTTP_X_REQUEST_ID="second-request",
+                           HTTP_ACCEPT_LANGUAGE="es")  # fmt: skip
+    assert first.status_code == 201 and first["X-Request-ID"] == "first-request"
+    assert_replay_of(again, first)
+    assert again["X-Replay-Request-ID"] == "second-request"
+    replayed = [r for r in caplog.records if "replaying the first answer" in r.getMessage()]
+    assert replayed and replayed[0].request_id == "second-request" and "first-request" in replayed[0].getMessage()
+
+
+def test_a_replayed_refusal_is_its_bytes_in_the_first_requests_language(player_client, table):
+    first = place_with(player_client, table, main=50, key="bad-es", HTTP_ACCEPT_LANGUAGE="es")
+    again = place_with(player_client, table, main=50, key="bad-es", HTTP_ACCEPT_LANGUAGE="en")
+    assert first.status_code == 422 and first["Content-Language"] == "es"
+    assert_replay_of(again, first)
+    assert again.json()["request_id"] == again["X-Request-ID"]  # the body and the header name the same request
+
+
 def test_same_key_other_body_is_a_conflict(player_client, player, table):
     set_next_round(player, tie=False)
     place(player_client, table, main=1000, key="k")

@@ -205,6 +205,11 @@ def test_a_503_is_the_requests_answer_and_its_retry_gets_it_again(seamless, tabl
     again = place(api, key="same", table=table)
     assert first.status_code == again.status_code == 503
     assert len(calls_named(wallet, "debit")) == 1
+    # API.md: the first answer's bytes and headers, Retry-After and the first request id included.
+    assert again.content == first.content and again["Idempotent-Replayed"] == "true"
+    assert again["Retry-After"] == first["Retry-After"] == "5"
+    assert again["X-Request-ID"] == first["X-Request-ID"] == first.json()["request_id"] == again.json()["request_id"]
+    assert again["X-Replay-Request-ID"] != first["X-Request-ID"]
 
 
 def test_a_retry_after_the_first_request_died_repeats_the_same_debit(seamless, table):
