@@ -207,6 +207,8 @@ class PartnerPlayerView(APIView):
 
 
 class PartnerTransferView(PartnerScoped):
+    idempotency_claims_nonce = True  # its POST records the nonce with its key (core/nonces.py)
+
     @extend_schema(
         request=TransferCreateSerializer,
         parameters=[IDEMPOTENCY_HEADER],

@@ -68,6 +68,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "core.request_id.RequestIdMiddleware",  # first: every later error and log line has the id
+    "core.nonces.NonceMiddleware",  # a signed request's nonce is spent even when its work never ran
     "django.middleware.security.SecurityMiddleware",
     "core.middleware.ContentSecurityPolicyMiddleware",  # the Content-Security-Policy of every response (below)
     "django.middleware.gzip.GZipMiddleware",
@@ -244,7 +245,8 @@ CELERY_BEAT_SCHEDULE = {
     # Seamless wallets' credits and rollbacks that no message sent in time, and debits left pending.
     "send-due-wallet-calls": {"task": "casino.send_due_wallet_calls", "schedule": 2.0},
     "purge-idempotency-records": {"task": "core.purge_idempotency_records", "schedule": crontab(minute=17)},
-    "purge-partner-nonces": {"task": "accounts.purge_partner_nonces", "schedule": crontab(minute=19)},
+    # Signed requests' nonces (core/nonces.py), once their timestamps are stale: every minute keeps the table small.
+    "purge-partner-nonces": {"task": "accounts.purge_partner_nonces", "schedule": 60.0},
     "purge-idle-tokens": {"task": "accounts.purge_idle_tokens", "schedule": crontab(minute=21)},
     "purge-war-matches": {"task": "casino.purge_matches", "schedule": crontab(minute=23, hour=4)},
     # The back office's hourly totals: each hour of rounds is summed up once, soon after it ends.

@@ -44,3 +44,14 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.scope} {self.key}"
+
+
+class RequestNonce(models.Model):
+    """A signed request's nonce (API.md: a partner's `X-Nonce`), used once: kept here, where a Redis
+    that lost its data cannot forget it, until its request's timestamp is stale (core/nonces.py)."""
+
+    key = models.CharField(max_length=150, primary_key=True)  # "<signer>:<nonce>", e.g. "partner:3:9f2c..."
+    created_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return self.key

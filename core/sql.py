@@ -12,10 +12,10 @@ from django.db import connection
 # Both are functions of the schema (migrations/0005), so that another app's statement can carry
 # them too: `IDEMPOTENCY_CLAIM_FROM` joined into its first statement, `IDEMPOTENCY_STORE_CALL` in the
 # select list of its last, with the parameters of `idempotency_claim_params`/`idempotency_store_params`.
-IDEMPOTENCY_CLAIM_FROM = "core_idempotency_claim(%s, %s, %s) AS claim"
+IDEMPOTENCY_CLAIM_FROM = "core_idempotency_claim(%s, %s, %s, %s) AS claim"
 IDEMPOTENCY_CLAIM_COLUMNS = (
     "claim.free, claim.request_hash, claim.response_status, claim.response_text, claim.response_content_type,"
-    " claim.response_headers"
+    " claim.response_headers, claim.nonce_taken"
 )
 IDEMPOTENCY_CLAIM_COLUMN_COUNT = IDEMPOTENCY_CLAIM_COLUMNS.count(",") + 1
 IDEMPOTENCY_CLAIM = f"SELECT {IDEMPOTENCY_CLAIM_COLUMNS} FROM {IDEMPOTENCY_CLAIM_FROM}"
@@ -32,19 +32,27 @@ class StoredAnswer(NamedTuple):
     headers: dict[str, str]
 
 
-def idempotency_claim_params(*, lock_id: int, scope: str, key: str) -> list:
-    return [lock_id, scope, key]
+class Claim(NamedTuple):
+    """What the claim of an Idempotency-Key found."""
+
+    free: bool  # this request took the key's lock
+    stored: tuple[str, StoredAnswer] | None  # (request hash, the first answer) stored for the key
+    nonce_taken: bool = False  # the request's nonce was used already: a replay, refused (nothing else read)
 
 
-def idempotency_claimed(row) -> tuple[bool, tuple[str, StoredAnswer] | None]:
-    """What the claim's columns say: (whether this request took the key's lock, (request_hash, the
-    stored answer) or None)."""
-    free, request_hash, status, text, content_type, headers = row
+def idempotency_claim_params(*, lock_id: int, scope: str, key: str, nonce: str | None = None) -> list:
+    """`nonce`: the signed request's nonce to record with the claim (core/nonces.py), if any."""
+    return [lock_id, scope, key, nonce]
+
+
+def idempotency_claimed(row) -> Claim:
+    """What the claim's columns say."""
+    free, request_hash, status, text, content_type, headers, nonce_taken = row
     if request_hash is None:
-        return bool(free), None
+        return Claim(bool(free), None, bool(nonce_taken))
     headers = json.loads(headers) if isinstance(headers, str) else dict(headers or {})  # jsonb comes as text
     headers.setdefault("Content-Type", content_type or "application/json")
-    return bool(free), (request_hash, StoredAnswer(status, text, headers))
+    return Claim(bool(free), (request_hash, StoredAnswer(status, text, headers)), bool(nonce_taken))
 
 
 def idempotency_store_params(*, scope: str, key: str, request_hash: str, answer: StoredAnswer) -> list:
@@ -52,12 +60,12 @@ def idempotency_store_params(*, scope: str, key: str, request_hash: str, answer:
             json.dumps(answer.headers)]  # fmt: skip
 
 
-def idempotency_claim(*, lock_id: int, scope: str, key: str) -> tuple[bool, tuple[str, StoredAnswer] | None]:
-    """Inside the request's transaction: take the key's advisory lock until the end of the
-    transaction if it is free, and read the stored first answer. Returns (whether the lock was
-    taken, (request_hash, the stored answer) or None)."""
+def idempotency_claim(*, lock_id: int, scope: str, key: str, nonce: str | None = None) -> Claim:
+    """Inside the request's transaction: record the signed request's `nonce` if given, take the
+    key's advisory lock until the end of the transaction if it is free, and read the stored first
+    answer."""
     with connection.cursor() as cursor:
-        cursor.execute(IDEMPOTENCY_CLAIM, idempotency_claim_params(lock_id=lock_id, scope=scope, key=key))
+        cursor.execute(IDEMPOTENCY_CLAIM, idempotency_claim_params(lock_id=lock_id, scope=scope, key=key, nonce=nonce))
         return idempotency_claimed(cursor.fetchone())
 
 

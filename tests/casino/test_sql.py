@@ -139,7 +139,7 @@ def test_round_open_claiming_takes_the_key_and_opens_the_round_in_one_statement(
     pair = seed_pair_active(player=player)
     with transaction.atomic():
         claim, opened = _open_claiming(player, table, _claim())
-        assert core_sql.idempotency_claimed(claim) == (True, None)
+        assert core_sql.idempotency_claimed(claim) == core_sql.Claim(True, None)
         assert (opened[0].pk, opened[1].pk) == (pair.pk, table.pk)
         with _other_connection() as other:  # both locks are held until the end of the transaction
             assert other.execute("SELECT pg_try_advisory_lock(%s)", [_claim()[0]]).fetchone() == (False,)
@@ -161,12 +161,12 @@ def test_round_open_claiming_leaves_the_pair_alone_for_a_stored_response_or_a_he
         with transaction.atomic(), connection.cursor() as cursor:  # neither waits for the pair held there
             cursor.execute("SET LOCAL lock_timeout = '2s'")
             claim, opened = _open_claiming(player, table, _claim("done"))
-            free, stored = core_sql.idempotency_claimed(claim)
+            free, stored, _taken = core_sql.idempotency_claimed(claim)
             assert free and (stored[0], stored[1].status) == ("h", 201) and opened is None
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SET LOCAL lock_timeout = '2s'")
             claim, opened = _open_claiming(player, table, _claim("busy"))
-            assert core_sql.idempotency_claimed(claim) == (False, None) and opened is None
+            assert core_sql.idempotency_claimed(claim) == core_sql.Claim(False, None) and opened is None
         holder.execute("ROLLBACK")
 
 
@@ -255,7 +255,6 @@ def test_rounds_settle_pays_each_round_once_and_names_the_partners_that_take_web
     assert JournalEntry.objects.filter(idempotency_key__endswith=":settle").count() == 2
 
 
-
 def test_rounds_settle_posts_each_round_of_a_batch_as_its_own_entry():
     player, table = make_player(balance=1_000), TableFactory()
     now = timezone.now()
@@ -298,6 +297,7 @@ def test_rounds_settle_refuses_a_batch_whose_settlement_key_holds_other_content(
     assert refused.value.__cause__.sqlstate == "CSN03"
     assert set(Round.objects.values_list("status", flat=True)) == {"resolved"}
     assert not JournalEntry.objects.filter(idempotency_key=f"round:{first.id}:settle").exists()
+
 
 def test_rounds_settle_takes_the_oldest_first_and_at_most_its_limit():
     player, table = make_player(balance=1_000), TableFactory()
