@@ -320,8 +320,14 @@ def idempotent_around_call(request, *, scope: str, call: Callable[[str, str], T]
             return replay
         try:
             outcome = call(key, request_hash)
-        except (IdempotencyInFlight, IdempotencyConflict):
+        except IdempotencyInFlight:
+            with transaction.atomic():  # the first request may have stored its answer by now: look again
+                replay = _claim(scope, key, request_hash, None)
+            if replay is not None:
+                return replay
             raise  # about a first request with this key that has not stored its response: nothing to store
+        except IdempotencyConflict:
+            raise
         except ServiceError as exc:
             return _store_refusal(scope=scope, key=key, request_hash=request_hash, error=exc)
         return idempotent(request, scope=scope, work=lambda: work(outcome),

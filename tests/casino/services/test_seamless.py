@@ -17,14 +17,15 @@ from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
-from django.db import connection, connections
+from django.db import OperationalError, connection, connections
 from django.test import Client
 from django.utils import timezone
 
+import casino.api.rounds
 from accounts.models import Partner, Player
 from casino.models import Round, RoundStatus, WalletCall
 from casino.services.rounds import rounds_decide_timed_out
-from casino.services.seamless import _stake_claim
+from casino.services.seamless import _raise_claim, _stake_claim
 from casino.services.wallets import (
     CALL_LEASE_S,
     DEBIT_LEASE_S,
@@ -232,6 +233,65 @@ def test_a_retry_after_the_first_request_died_repeats_the_same_debit(seamless, t
     assert [c.body["transaction_id"] for c in debits] == [died.transaction_id] * 2
     assert [c.repeat for c in debits] == [False, True]  # the second answered from the first: money moved once
     assert sum(c.moved for c in debits) == -1_000
+    _books_whole()
+
+
+def test_a_retry_right_after_the_first_request_died_continues_its_debit_at_once(seamless, table):
+    """Issue #33 item 4: a retry came back `409 idempotency_in_flight` until the dead request's 30 s
+    lease ran out. Now it sends the same debit again at once and acts on the partner's answer."""
+    partner, api, wallet = seamless
+    body = f'{{"table": {table.pk}, "main_bet": 1000, "tie_bet": 0}}'.encode()
+    request_hash = _hash_of(f"{BASE}/{PLAYER}/rounds/", body)
+    died = _stake_claim(player=_player(), amount=1_000, scope=f"partner:{partner.pk}", key="k-fresh",
+                        request_hash=request_hash)  # fmt: skip
+    assert wallet_debit_send(call=died).status_code == 200  # the partner took it; our process died here
+    assert WalletCall.objects.get(pk=died.pk).next_attempt_at > timezone.now()  # its lease still runs
+    started = time.monotonic()
+    answer = api.client.post(f"{BASE}/{PLAYER}/rounds/", data=body, content_type="application/json",
+                             HTTP_IDEMPOTENCY_KEY="k-fresh",
+                             **_signed(partner, "POST", f"{BASE}/{PLAYER}/rounds/", body))  # fmt: skip
+    assert answer.status_code == 201, answer.content
+    assert time.monotonic() - started < 3
+    assert answer.json()["id"] == str(died.round_id)
+    debits = calls_named(wallet, "debit")
+    assert [c.body["transaction_id"] for c in debits] == [died.transaction_id] * 2
+    assert sum(c.moved for c in debits) == -1_000
+    _books_whole()
+
+
+def test_a_retry_after_a_database_failure_past_the_debit_places_the_round_at_once(seamless, table, monkeypatch):
+    """The partner debited, then our database failed in the transaction that places the round (a
+    503 `service_unavailable`, nothing stored): the retry with the same key places it at once."""
+    _partner, api, wallet = seamless
+    real = casino.api.rounds.seamless_round_place
+
+    def database_gone(**kwargs):
+        raise OperationalError("the connection to the server was lost")
+
+    monkeypatch.setattr(casino.api.rounds, "seamless_round_place", database_gone)
+    failed = place(api, key="k-db", table=table)
+    assert failed.status_code == 503 and failed.json()["code"] == "service_unavailable"
+    assert WalletCall.objects.get(kind="debit").status == "pending"  # the debit's fate is the retry's to settle
+    monkeypatch.setattr(casino.api.rounds, "seamless_round_place", real)
+    retried = place(api, key="k-db", table=table)
+    assert retried.status_code == 201, retried.content
+    assert WalletCall.objects.get(kind="debit").status == "acknowledged"
+    assert sum(c.moved for c in calls_named(wallet, "debit")) == -1_000  # debited once
+    _books_whole()
+
+
+def test_a_war_retried_after_its_request_died_continues_the_same_raise_debit(seamless, table):
+    _partner, api, wallet = seamless
+    set_next_round(_player(), tie=True, player_wins=True)
+    round_ = place(api, key="r-1", table=table).json()
+    died = _raise_claim(player=_player(), round_id=round_["id"])  # a decision's request, which then died
+    assert wallet_debit_send(call=died).status_code == 200
+    answer = api.post(f"{BASE}/{PLAYER}/rounds/{round_['id']}/decision/", {"action": "war"},
+                      HTTP_IDEMPOTENCY_KEY="d-again")  # fmt: skip
+    assert answer.status_code == 200, answer.content
+    raises = [c for c in calls_named(wallet, "debit") if c.body["kind"] == "raise"]
+    assert {c.body["transaction_id"] for c in raises} == {f"{uuid.UUID(round_['id']).hex}-raise"}
+    assert sum(c.moved for c in raises) == -1_000
     _books_whole()
 
 
