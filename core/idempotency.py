@@ -102,8 +102,10 @@ class StoredResponse(Response):
     """A response sent from a stored answer: exactly its bytes and headers (`replayed`: to a retry,
     with `Idempotent-Replayed: true`). `data` is the parsed body, for whoever reads it in-process."""
 
-    def __init__(self, answer: StoredAnswer, *, replayed: bool = False) -> None:
-        super().__init__(json.loads(answer.text) if answer.text else None, status=answer.status)
+    def __init__(self, answer: StoredAnswer, *, replayed: bool = False, data=None) -> None:
+        if data is None and answer.text:
+            data = json.loads(answer.text)
+        super().__init__(data, status=answer.status)
         self.answer = answer
         for name, value in answer.headers.items():
             self[name] = value
@@ -160,6 +162,7 @@ class RequestKey:
         self.nonce = nonce  # a signed request's, recorded with the claim (core/nonces.py)
         self.is_claimed = False
         self.response: StoredAnswer | None = None  # stored with the work
+        self.body = None  # what `response` renders
 
     def claim_params(self) -> list:
         """The parameters of `core.sql.IDEMPOTENCY_CLAIM_FROM`."""
@@ -189,8 +192,8 @@ class RequestKey:
 
     def store_params(self, made) -> list:
         """The parameters of `core.sql.IDEMPOTENCY_STORE_CALL`, storing the response to `made`."""
-        status, body = self._respond(made)
-        self.response = stored_answer(status=status, body=body)
+        status, self.body = self._respond(made)
+        self.response = stored_answer(status=status, body=self.body)
         return sql.idempotency_store_params(scope=self.scope, key=self.key, request_hash=self.request_hash,
                                             answer=self.response)  # fmt: skip
 
@@ -201,8 +204,8 @@ class RequestKey:
 
     def store(self, made) -> None:
         """The response to `made` stored in a statement of its own, answered as `stored`."""
-        status, body = self._respond(made)
-        self.response = stored_answer(status=status, body=body)
+        status, self.body = self._respond(made)
+        self.response = stored_answer(status=status, body=self.body)
         self.stored(sql.idempotency_store(scope=self.scope, key=self.key, request_hash=self.request_hash,
                                           answer=self.response))  # fmt: skip
 
@@ -271,7 +274,7 @@ def idempotent_folded(request, *, scope: str, work: Callable[[RequestKey], objec
             return _store_refusal(scope=scope, key=key, request_hash=request_key.request_hash, error=refused.error,
                                   on_refusal=on_refusal, nonce=nonce)  # fmt: skip
         _committed(nonce)
-        return StoredResponse(request_key.response)
+        return StoredResponse(request_key.response, data=request_key.body)
 
 
 def _committed(nonce: SignedNonce | None) -> None:
@@ -349,7 +352,7 @@ def _store_refusal(*, scope: str, key: str, request_hash: str, error: ServiceErr
                 on_refusal(error)
             sql.idempotency_store(scope=scope, key=key, request_hash=request_hash, answer=answer)
     _committed(nonce)
-    return replay if replay is not None else StoredResponse(answer)
+    return replay if replay is not None else StoredResponse(answer, data=problem.data)
 
 
 def idempotency_records_purge() -> int:

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable
 from datetime import timedelta
 
+from celery import current_app
 from django.db import DatabaseError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -38,7 +39,7 @@ from casino.engine import (
 from casino.models import Round, RoundStatus, SeedPair, ShoeState, Table
 from casino.selectors import table_get
 from casino.services.fairness import seed_pair_active
-from casino.services.settlement import settlement_enqueue
+from casino.services.settlement import broker_task_send, settlement_enqueue
 from core import clock
 from core.actors import Actor
 from core.after_commit import after_commit
@@ -62,6 +63,12 @@ from protection.services import STAKE_GUARD_KINDS, protection_check_stake
 logger = logging.getLogger(__name__)
 
 HOUSE_RULE_BATCH = 50  # overdue rounds decided per transaction
+# Each round awaiting a decision asks a worker for the house rule at its deadline (a delayed task),
+# so a deadline holds with beat down and nobody playing. A wait longer than this is taken in hops:
+# a message held by a worker longer than Redis's visibility timeout (300 s) would be delivered twice.
+DECIDE_WHEN_DUE_TASK = "casino.decide_when_due"  # casino/tasks.py: asked for by name
+DEADLINE_HOP_S = 120
+DEADLINE_MARGIN_S = 0.05  # the task runs this long after the deadline: hosts' clocks differ a little
 
 
 def _rules(round_: Round) -> CasinoWarRules:
@@ -248,7 +255,42 @@ def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor
             after_commit(
                 functools.partial(settlement_enqueue, round_id), what=f"queueing settlement of round {round_id}"
             )
+        else:
+            after_commit(functools.partial(round_deadline_enqueue, round_id, round_.decision_deadline),
+                         what=f"queueing the deadline of round {round_id}")  # fmt: skip
     return round_
+
+
+def round_deadline_enqueue(round_id: uuid.UUID, deadline) -> None:
+    """After the commit of a round awaiting a decision: ask a worker to take the house rule at its
+    deadline (`round_decide_when_due`), unless someone decides first. Without a broker (eager)
+    nothing is queued: reads, decisions and beat's sweeper keep the deadline then."""
+    if current_app.conf.task_always_eager:
+        return
+    wait = (deadline - timezone.now()).total_seconds()
+    broker_task_send(DECIDE_WHEN_DUE_TASK, args=[str(round_id)], countdown=max(0.0, min(wait, DEADLINE_HOP_S))
+                     + DEADLINE_MARGIN_S, what=f"the deadline of round {round_id}")  # fmt: skip
+
+
+def round_decide_when_due(*, round_id: str) -> int:
+    """The worker's task for a round's deadline: the house rule if the round still awaits a
+    decision and its deadline has passed (1), nothing if it was decided (0); early (a long wait
+    taken in hops, this host's clock behind), queued again for the rest of the wait."""
+    try:
+        round_pk = uuid.UUID(str(round_id))
+    except ValueError:
+        return 0
+    deadline = (
+        Round.objects.filter(pk=round_pk, status=RoundStatus.AWAITING_DECISION)
+        .values_list("decision_deadline", flat=True)
+        .first()
+    )
+    if deadline is None:
+        return 0
+    if deadline > timezone.now():
+        round_deadline_enqueue(round_pk, deadline)
+        return 0
+    return _rounds_take_house_rule([round_pk], wait_for_accounts=True)
 
 
 def _raise_refusal(exc: DatabaseError) -> None:
