@@ -12,7 +12,7 @@ import uuid
 from contextvars import ContextVar
 
 HEADER = "X-Request-ID"
-REPLAY_HEADER = "X-Replay-Request-ID"  # a replayed answer's: the id of the request it answered
+REPLAY_HEADER = "X-Replay-Request-ID"  # on a replayed answer: the id of the request that got the replay
 REPLAYED_HEADER = "Idempotent-Replayed"
 _META_KEY = "HTTP_X_REQUEST_ID"
 _SANE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
