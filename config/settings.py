@@ -68,7 +68,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "core.request_id.RequestIdMiddleware",  # first: every later error and log line has the id
-    "core.nonces.NonceMiddleware",  # a signed request's nonce is spent even when its work never ran
+    "core.middleware.NonceMiddleware",  # a signed request's nonce is spent even when its work never ran
     "django.middleware.security.SecurityMiddleware",
     "core.middleware.ContentSecurityPolicyMiddleware",  # the Content-Security-Policy of every response (below)
     "django.middleware.gzip.GZipMiddleware",

@@ -11,7 +11,7 @@ here, with no statement more on the money paths:
   error), in a statement of its own before the answer;
 * every other signed request, at authentication, in a statement of its own;
 * one refused before its work ran (invalid input) is recorded when its answer leaves
-  (`NonceMiddleware`), so that its nonce is spent too.
+  (`core.middleware.NonceMiddleware`), so that its nonce is spent too.
 
 Redis still refuses most replays first (accounts/partners.py, in the round trip it makes anyway);
 the database is the authority. Nonces are purged once their requests' timestamps are stale.
@@ -87,20 +87,6 @@ def nonce_claim_after_failure(found: SignedNonce | None) -> None:
         nonce_claim(found)
     except (SignatureInvalid, DatabaseError) as exc:
         logger.warning("nonce %s not recorded after a failed request: %s", found.key, exc.__class__.__name__)
-
-
-class NonceMiddleware:
-    """A signed request refused before its work recorded its nonce has it recorded as it leaves."""
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        response = self.get_response(request)
-        found = nonce_of(request)
-        if found is not None and not found.claimed:
-            nonce_claim_after_failure(found)
-        return response
 
 
 def nonces_purge(*, older_than: timedelta) -> int:

@@ -66,6 +66,15 @@ def problem_response(*, status_code: int, code: str, title: str, detail: str, **
     return Response(body, status=status_code, content_type=PROBLEM_CONTENT_TYPE)
 
 
+def service_error_response(exc: ServiceError) -> JsonResponse:
+    """A refusal answered outside DRF (by a middleware), as `problem_exception_handler` answers it."""
+    body = _problem(status_code=exc.status, code=exc.code, title=exc.title, detail=exc.detail, **exc.extra)
+    response = JsonResponse(body, status=exc.status, content_type=PROBLEM_CONTENT_TYPE)
+    if exc.retry_after_s is not None:
+        response["Retry-After"] = str(exc.retry_after_s)
+    return response
+
+
 def _unavailable_body(exc: BaseException | None = None) -> dict:
     """A database that did not answer, or (`exc` says so) one that undid this request's transaction
     because of another one, after the service had run it again a few times (core/transactions.py)."""

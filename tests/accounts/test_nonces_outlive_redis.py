@@ -7,6 +7,7 @@ import json
 
 import pytest
 import redis
+from django.core.cache import caches
 
 from accounts.models import Transfer
 from accounts.services import partner_create
@@ -48,3 +49,29 @@ def test_a_signed_transfer_replayed_after_redis_lost_its_data_is_refused(client,
         client.get(f"{BASE}/ext-1/wallet/", **sign(partner, secret, "GET", f"{BASE}/ext-1/wallet/")).json()["balance"]
         == 5_000
     )
+
+
+@pytest.fixture
+def redis_away(monkeypatch):
+    """The cache's circuit is open: Redis remembers no nonce, the database alone refuses one."""
+    monkeypatch.setattr(caches["default"].breaker, "allow", lambda: False)
+
+
+@pytest.mark.parametrize("first_body", [
+    {"direction": "in", "amount": 5_000, "reference": "dep-1"},  # the retry is answered by a replay
+    {"direction": "in", "amount": -5, "reference": "dep-1"},  # refused before any work (400)
+])  # fmt: skip
+def test_a_nonce_is_spent_whatever_the_request_was_answered(client, redis_away, first_body):
+    partner, secret = partner_create(name="Spent Casino")
+    assert PartnerClient(client, partner, secret).put(f"{BASE}/ext-1/", {"currency": "EUR"}).status_code == 201
+    path = f"{BASE}/ext-1/transfers/"
+    good = json.dumps({"direction": "in", "amount": 5_000, "reference": "dep-1"}).encode()
+    assert client.post(path, data=good, content_type="application/json", HTTP_IDEMPOTENCY_KEY="key-1",
+                       **sign(partner, secret, "POST", path, good)).status_code == 201  # fmt: skip
+    body = json.dumps(first_body).encode()
+    signed = sign(partner, secret, "POST", path, body)
+    first = client.post(path, data=body, content_type="application/json", HTTP_IDEMPOTENCY_KEY="key-1", **signed)
+    assert first.status_code in (201, 400) and first.status_code != 401
+    again = client.post(path, data=body, content_type="application/json", HTTP_IDEMPOTENCY_KEY="key-2", **signed)
+    assert again.status_code == 401 and again.json()["code"] == "signature_invalid"
+    assert Transfer.objects.count() == 1
