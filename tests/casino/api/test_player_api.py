@@ -10,6 +10,7 @@ from accounts.services import partner_create
 from accounts.tokens import token_issue
 from casino.models import Round, RoundStatus
 from core.actors import Actor
+from core.models import RequestNonce
 from ledger.selectors import player_wallet_summary
 from ledger.services import wallet_deposit
 from ledger.verification import ledger_verify
@@ -435,7 +436,8 @@ def test_placing_a_round_stays_within_its_statement_budget(player_client, player
 
 @pytest.mark.django_db(transaction=True)
 def test_a_partners_round_reads_the_partner_and_its_player_in_one_statement(client, table):
-    """A signed request's nonce goes to Redis, not to the database; the partner and the player it
+    """A signed request's nonce is recorded in the database by the round's first statement, with
+    the Idempotency-Key's claim (core/nonces.py): no statement more; the partner and the player it
     acts for are one statement, read by the first request and then remembered (accounts/auth_cache.py)."""
     partner, secret = partner_create(name="Budget Casino")
     partner_player_upsert(partner=partner, external_id="budget-1", currency="EUR")
@@ -446,7 +448,9 @@ def test_a_partners_round_reads_the_partner_and_its_player_in_one_statement(clie
     set_next_round(player, tie=False)
     assert api.post(path, {"table": str(table.pk), "main_bet": 100}, HTTP_IDEMPOTENCY_KEY="warm").status_code == 201
     set_next_round(player, tie=False)
+    nonces = RequestNonce.objects.count()
     with CaptureQueriesContext(connection) as statements:
         assert api.post(path, {"table": str(table.pk), "main_bet": 100}, HTTP_IDEMPOTENCY_KEY="n").status_code == 201
     sql = [q["sql"].split(" ", 1)[0] for q in statements.captured_queries]
     assert sql[: sql.index("COMMIT") + 1] == ["BEGIN", "SELECT", "SELECT", "COMMIT"]
+    assert RequestNonce.objects.count() == nonces + 1
