@@ -4,7 +4,8 @@ PostgreSQL: no deadlock (docs/ARCHITECTURE.md "Lock order").
 Issue #33: four threads moving money in and out of one player for 20 s met 20 deadlocks, because a
 deposit locked the wallet before the ledger locked the partner's account and the wallet in
 primary-key order. Each pair runs on two players, one whose wallet sorts before the partner's
-settlement account and one whose wallet sorts after it, with settlement left to its own path.
+settlement account and one whose wallet sorts after it, with settlement left to its own path; a
+seamless partner's player (stakes and raises funded from its wallet) runs its own paths in pairs.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, connection, connections
+from django.test import Client
 from django.utils import timezone
 
 from accounts.models import Transfer, TransferDirection
@@ -26,6 +28,7 @@ from accounts.services import partner_create, player_play_money_top_up
 from casino.models import Round, RoundStatus
 from casino.services.rounds import round_decide, round_place, rounds_decide_overdue_for_player
 from casino.services.settlement import rounds_settle_overdue
+from casino.services.wallets import wallet_calls_send_due
 from core.actors import Actor
 from core.errors import ServiceError
 from ledger.models import Account, AccountKind
@@ -34,6 +37,8 @@ from ledger.verification import ledger_verify
 from protection import services as protection_services
 from protection.models import LimitKind, LimitPeriod
 from protection.services import limit_set
+from tests.casino.helpers import PartnerClient
+from tests.casino.seamless import BASE, PLAYER, SECRET
 from tests.factories import TableFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -214,3 +219,88 @@ def test_a_transfer_in_being_checked_and_a_transfer_out_wait_for_each_other_in_o
     withdrawal.join(timeout=20)
     assert not failures, failures
     assert Transfer.objects.filter(player=floor.player).exclude(reference="opening").count() == 2
+
+
+# --- a seamless partner's player: its stakes and raises funded from the partner's wallet ------------
+
+SEAMLESS_ROUNDS = 2
+
+
+def seamless_paths(partner, table):
+    """The money paths of a seamless player, through the API (each call a thread's own client)."""
+    rounds = f"{BASE}/{PLAYER}/rounds/"
+
+    def api() -> PartnerClient:
+        return PartnerClient(Client(), partner, SECRET)
+
+    def place_one(client: PartnerClient) -> dict:
+        answer = client.post(rounds, {"table": table.pk, "main_bet": 100, "tie_bet": 0},
+                             HTTP_IDEMPOTENCY_KEY=f"k-{uuid.uuid4()}")  # fmt: skip
+        assert answer.status_code in (201, 422), answer.content
+        return answer.json()
+
+    def tie(client: PartnerClient) -> str | None:
+        for _ in range(200):
+            placed = place_one(client)
+            if placed.get("status") == "awaiting_decision":
+                return placed["id"]
+        return None
+
+    def stake(n: int) -> None:
+        place_one(api())
+
+    def war(n: int) -> None:
+        client = api()
+        round_id = tie(client)
+        answer = client.post(
+            f"{rounds}{round_id}/decision/", {"action": "war"}, HTTP_IDEMPOTENCY_KEY=f"d-{n}-{round_id}"
+        )
+        assert answer.status_code in (200, 409, 422), answer.content
+
+    def surrender_by_house_rule(n: int) -> None:
+        client = api()
+        round_id = tie(client)
+        Round.objects.filter(pk=round_id).update(decision_deadline=timezone.now() - timedelta(seconds=1))
+        assert client.get(rounds).status_code == 200  # reading the rounds takes the house rule
+
+    def settle_and_credit(n: int) -> None:
+        rounds_settle_overdue(older_than_s=0)
+        wallet_calls_send_due()
+
+    return {"stake": stake, "war": war, "house rule": surrender_by_house_rule, "settle": settle_and_credit}
+
+
+def run_together(paths: dict, first: str, second: str, rounds: int) -> list[tuple[str, BaseException]]:
+    """Two paths in two threads at once, `rounds` calls each: what failed."""
+    barrier, failures = threading.Barrier(2), []
+
+    def run(name: str) -> None:
+        try:
+            barrier.wait(timeout=20)
+            for n in range(rounds):
+                paths[name](n)
+        except BaseException as exc:  # every failure is reported by the caller
+            failures.append((name, exc))
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(name,)) for name in (first, second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    return failures
+
+
+def test_every_two_money_paths_of_a_seamless_player_at_once_never_deadlock(seamless, table):
+    partner, _api, wallet = seamless
+    wallet.set_balance(player=PLAYER, currency="EUR", amount=10**9)
+    paths = seamless_paths(partner, TableFactory(max_tie_bet=0, decision_timeout_s=600))
+    failures = [
+        (first, second, name, exc)
+        for first, second in itertools.combinations_with_replacement(paths, 2)
+        for name, exc in run_together(paths, first, second, SEAMLESS_ROUNDS)
+    ]
+    assert not [failure for failure in failures if sqlstate(failure[3]) == DEADLOCK], failures
+    assert not failures, failures
+    assert ledger_verify().ok
