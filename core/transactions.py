@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TypeVar
 
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -56,6 +56,20 @@ def connection_release_for_wait() -> None:
     if connection.in_atomic_block or not connection.settings_dict.get("OPTIONS", {}).get("pool"):
         return
     connection.close()
+
+
+def retried_on_lost_connection(run: Callable[[], T], *, what: str) -> T:
+    """`run()` (a whole transaction of its own, which may run twice: it must find what a first
+    run committed) once more on a new connection when the one it had was lost (a restart of
+    PostgreSQL, a failover, a terminated backend), as after a wait outside the database."""
+    try:
+        return run()
+    except (OperationalError, InterfaceError) as exc:
+        if connection.in_atomic_block or transaction_conflict(exc) is not None:
+            raise
+        logger.warning("%s: the database connection was lost (%s); once more on a new one", what, exc)
+        connection.close()
+        return run()
 
 
 def transaction_conflict(exc: BaseException) -> str | None:

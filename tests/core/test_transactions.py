@@ -14,6 +14,7 @@ from core.transactions import (
     connection_release_for_wait,
     refusals_roll_back_everything,
     retried_on_conflict,
+    retried_on_lost_connection,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -96,3 +97,20 @@ def test_other_errors_and_transactions_nested_in_a_callers_are_not_run_again():
     with transaction.atomic(), pytest.raises(OperationalError):
         retried_on_conflict(lost, what="test")  # only the caller can run its whole transaction again
     assert len(runs) == 2
+
+
+def test_a_transaction_whose_connection_was_lost_runs_once_more_on_a_new_one():
+    runs = []
+
+    def run():
+        runs.append(connection.connection)
+        if len(runs) == 1:
+            raise _conflict(psycopg.errors.AdminShutdown("terminating connection due to administrator command"))
+        return "recorded"
+
+    connection.ensure_connection()
+    assert retried_on_lost_connection(run, what="test") == "recorded"
+    assert len(runs) == 2 and runs[0] is not runs[1]  # a new connection
+    runs.clear()
+    with transaction.atomic(), pytest.raises(OperationalError):
+        retried_on_lost_connection(run, what="test")  # a caller's transaction is lost with it: not here

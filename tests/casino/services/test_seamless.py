@@ -15,6 +15,7 @@ import time
 import uuid
 from datetime import timedelta
 
+import psycopg
 import pytest
 from django.core.management import call_command
 from django.db import OperationalError, connection, connections
@@ -24,6 +25,7 @@ from django.utils import timezone
 import casino.api.rounds
 from accounts.models import Partner, Player
 from casino.models import Round, RoundStatus, WalletCall
+from casino.services import wallets
 from casino.services.rounds import rounds_decide_timed_out
 from casino.services.seamless import _raise_claim, _stake_claim
 from casino.services.wallets import (
@@ -452,6 +454,36 @@ def test_a_credit_whose_worker_died_is_sent_by_the_sweeper(seamless, table):
     assert wallet.balance(player=PLAYER, currency="EUR") == 101_000
     assert [c.status for c in calls_named(wallet, "credit")] == [None, 200]
     assert WalletCall.objects.get(pk=credit.pk).status == "acknowledged"
+
+
+def test_a_credit_answered_while_the_database_connection_was_cut_is_recorded_at_once(seamless, table, monkeypatch):
+    """The fault suite, terminating the app's backends, found a credit whose connection was cut
+    while the partner answered: it waited out its 30 s lease. Its answer is now recorded on a new
+    connection."""
+    _partner, api, wallet = seamless
+    set_next_round(_player(), tie=False, player_wins=True)
+    wallet.fail(Fault.DROP, calls={"credit"}, times=1)
+    place(api, key="r-1", table=table)
+    credit = WalletCall.objects.get(kind="credit")
+    WalletCall.objects.filter(pk=credit.pk).update(next_attempt_at=timezone.now())
+    real_post, terminated = wallets.wallet_post, []
+
+    def answered_then_cut(**kwargs):
+        answer = real_post(**kwargs)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            pid = cursor.fetchone()[0]
+        db = connection.settings_dict
+        with psycopg.connect(host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"],
+                             dbname=db["NAME"], autocommit=True) as admin:  # fmt: skip
+            terminated.append(admin.execute("SELECT pg_terminate_backend(%s)", [pid]).fetchone()[0])
+        return answer
+
+    monkeypatch.setattr(wallets, "wallet_post", answered_then_cut)
+    assert wallet_call_send(call_id=credit.pk) is True
+    assert terminated == [True]  # the fault happened
+    assert WalletCall.objects.get(pk=credit.pk).status == "acknowledged"
+    assert wallet.balance(player=PLAYER, currency="EUR") == 101_000
 
 
 def test_the_task_of_a_credit_another_sender_holds_sends_nothing(seamless, table):
