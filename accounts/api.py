@@ -259,6 +259,8 @@ class PartnerTransfersView(APIView):
 
 
 class PartnerTransferView(PartnerScoped):
+    idempotency_claims_nonce = True  # its POST records the nonce with its key (core/nonces.py)
+
     @extend_schema(
         parameters=[*TRANSFER_FILTERS, *PAGE_PARAMETERS],
         responses={200: TRANSFER_PAGE, **problems(400, 401, 404, 429)},

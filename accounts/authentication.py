@@ -13,6 +13,7 @@ from accounts.game_sessions import game_session_authenticate
 from accounts.models import Partner, Player
 from accounts.partners import partner_authenticate
 from accounts.tokens import token_authenticate
+from core.nonces import IDEMPOTENT_POST, nonce_claim, nonce_expect
 from core.throttling import CellRateThrottle
 
 
@@ -48,6 +49,12 @@ class PartnerSignatureAuthentication(BaseAuthentication):
             body=request._request.body,
             external_id=kwargs.get("external_id"),
         )
+        # The nonce in PostgreSQL too (core/nonces.py): with the Idempotency-Key's claim, the first
+        # statement of the request's work, where the view takes one; else now.
+        nonce = nonce_expect(request, signer=f"partner:{signed.partner.pk}", nonce=meta["HTTP_X_NONCE"])
+        view = (request.parser_context or {}).get("view")
+        if not (request.method == "POST" and getattr(view, IDEMPOTENT_POST, False) and "HTTP_IDEMPOTENCY_KEY" in meta):
+            nonce_claim(nonce)
         return PartnerPrincipal(signed.partner, signed.player), signed.partner
 
     def authenticate_header(self, request):

@@ -82,20 +82,6 @@ class Player(models.Model):
         return self.partner_id is not None and self.partner.is_seamless
 
 
-class PartnerNonce(models.Model):
-    """Nonces a partner already used: a signed request is accepted once (replay protection)."""
-
-    partner = models.ForeignKey(Partner, on_delete=models.CASCADE, related_name="+")
-    nonce = models.CharField(max_length=64)
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["partner", "nonce"], name="partner_nonce_used_once")]
-
-    def __str__(self) -> str:
-        return f"{self.partner_id}:{self.nonce}"
-
-
 class TransferDirection(models.TextChoices):
     IN = "in", "in"
     OUT = "out", "out"

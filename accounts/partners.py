@@ -10,12 +10,11 @@ from typing import NamedTuple
 
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 from django.utils.translation import gettext
 
 from accounts import sql
 from accounts.auth_cache import auth_current, auth_kept, auth_read, partner_name, partner_player_name
-from accounts.models import Partner, PartnerNonce, Player, Transfer, TransferDirection
+from accounts.models import Partner, Player, Transfer, TransferDirection
 from accounts.services import player_create
 from core.actors import Actor, ActorType
 from core.audit import audit_record
@@ -28,9 +27,10 @@ from core.errors import (
     PlayerCurrencyMismatch,
     SignatureInvalid,
 )
+from core.nonces import nonces_purge
 from core.outbound import request_signature  # the one recipe, for requests both ways
 from ledger.money import CURRENCIES
-from ledger.services import partner_transfer_post
+from ledger.services import partner_account_open, partner_transfer_post
 from protection.services import protection_check_deposit
 
 CLOCK_SKEW_S = 300
@@ -117,35 +117,17 @@ def _nonce_key(partner_id: int, nonce: str) -> str:
 
 
 def _nonce_first_use(partner: Partner, nonce: str) -> bool:
-    """Record the nonce; False if this partner used it already. One Redis command (SET NX) while
-    Redis answers; the database (PartnerNonce) while it does not, since a process's own memory
-    would let another process take the same request again. When Redis is back, the nonces the
-    database took meanwhile go into Redis too (`partner_nonces_to_cache`)."""
+    """The nonce taken in Redis (one SET NX): False if this partner used it already. Redis refuses
+    most replays here, early; PostgreSQL, where a Redis that lost its data cannot forget a nonce,
+    is the authority (core/nonces.py, `PartnerSignatureAuthentication`), so a Redis that does not
+    answer passes the nonce on to it."""
     first = cache_add_shared(cache, _nonce_key(partner.pk, nonce), 1, timeout=NONCE_KEEP_S)
-    if first is not None:
-        return first
-    try:
-        with transaction.atomic():
-            PartnerNonce.objects.create(partner=partner, nonce=nonce)
-    except IntegrityError:
-        return False
-    return True
-
-
-def partner_nonces_to_cache() -> int:
-    """The nonces recorded in the database while Redis was away, into Redis (run when it is back)."""
-    recent = PartnerNonce.objects.filter(created_at__gte=timezone.now() - timedelta(seconds=NONCE_KEEP_S))
-    copied = 0
-    for partner_id, nonce in recent.values_list("partner_id", "nonce").iterator():
-        copied += bool(cache_add_shared(cache, _nonce_key(partner_id, nonce), 1, timeout=NONCE_KEEP_S))
-    return copied
+    return first is not False
 
 
 def partner_nonces_purge() -> int:
     """Nonces older than twice the clock window can never be replayed: their timestamps are stale."""
-    cutoff = timezone.now() - timedelta(seconds=2 * CLOCK_SKEW_S + 60)
-    deleted, _ = PartnerNonce.objects.filter(created_at__lt=cutoff).delete()
-    return deleted
+    return nonces_purge(older_than=timedelta(seconds=NONCE_KEEP_S))
 
 
 def partner_player_username(*, partner: Partner, external_id: str) -> str:
@@ -216,7 +198,8 @@ def _transfer(*, partner: Partner, player: Player, direction: TransferDirection,
         if Transfer.objects.filter(partner=partner, reference=reference).exists():
             raise _duplicate(partner=partner, reference=reference)
         if direction is TransferDirection.IN:
-            protection_check_deposit(player=player, amount=amount)
+            source = partner_account_open(partner=partner, currency=player.currency)
+            protection_check_deposit(player=player, amount=amount, source=source)
         transfer = Transfer(partner=partner, player=player, direction=direction, amount=amount,
                             currency=player.currency, reference=reference)  # fmt: skip
         transfer.entry = partner_transfer_post(

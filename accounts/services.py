@@ -28,7 +28,7 @@ from core.errors import InvalidCredentials, InvalidInput, TooManyAttempts, Usern
 from core.outbound import outbound_url_validate
 from ledger.money import format_money
 from ledger.selectors import player_wallet_summary
-from ledger.services import player_accounts_open, wallet_deposit
+from ledger.services import outside_account, player_accounts_open, wallet_deposit
 from protection.services import protection_check_deposit, session_start
 
 # app_label.codename per role; auditors get every "view" permission of the audited apps. Nobody
@@ -258,7 +258,7 @@ def player_play_money_top_up(*, player: Player, amount: int, idempotency_key: st
     if amount not in PLAY_MONEY_TOP_UPS or type(amount) is not int:
         raise InvalidInput(gettext("a top-up is one of the offered amounts"))
     with transaction.atomic():
-        protection_check_deposit(player=player, amount=amount)
+        protection_check_deposit(player=player, amount=amount, source=outside_account(currency=player.currency))
         balance = player_wallet_summary(player=player)["balance"]
         if balance + amount > PLAY_MONEY_CEILING:
             ceiling = format_money(PLAY_MONEY_CEILING, player.currency)

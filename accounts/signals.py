@@ -1,7 +1,6 @@
 """Staff sign-ins, failed sign-ins and permission changes go to the audit log; a password change
 and an exclusion end the player's API tokens; a saved user, player or partner is forgotten by
-whatever authentication remembers of it; partners' nonces go back into Redis when it recovers from
-an outage.
+whatever authentication remembers of it.
 
 Django (and player protection, a layer below) announce these only through signals, so the
 receivers are thin: each records one event through `core.audit.audit_record`, or calls one
@@ -14,7 +13,6 @@ import logging
 
 from django.contrib.auth.models import Group
 from django.contrib.auth.signals import user_logged_in, user_login_failed
-from django.core.cache import caches
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_save
 from django.dispatch import receiver
 
@@ -27,7 +25,6 @@ from accounts.auth_cache import (
 )
 from accounts.game_sessions import game_sessions_end_for_player
 from accounts.models import ApiToken, GameSessionEnd, Partner, Player, User
-from accounts.partners import partner_nonces_to_cache
 from accounts.tokens import tokens_revoke
 from core.actors import Actor
 from core.audit import audit_record
@@ -75,21 +72,6 @@ def record_user_permission_change(sender, instance, **kwargs):
 @receiver(m2m_changed, sender=Group.permissions.through)
 def record_group_permission_change(sender, instance, **kwargs):
     _record_permission_change("group.permissions", "group", instance, kwargs)
-
-
-@receiver(cache_recovered)
-def restore_partner_nonces(sender, cache, **kwargs):
-    """Nonces the database recorded while Redis was away go into Redis, so that a request taken
-    during the outage cannot be replayed once Redis answers again."""
-    if cache is not caches["default"]:
-        return  # not the cache the nonces live in
-    try:
-        copied = partner_nonces_to_cache()
-    except Exception:  # a receiver of a cache event must not fail the request that noticed it
-        logger.exception("could not copy partners' nonces into the cache after its recovery")
-    else:
-        if copied:
-            logger.warning("copied %d partner nonces recorded during the cache outage into the cache", copied)
 
 
 @receiver(pre_save, sender=User)

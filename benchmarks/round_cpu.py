@@ -2,7 +2,7 @@
 middleware, DRF, the service, PostgreSQL round trips), and the SQL statements it runs; with
 --profile, where the time goes (cProfile, top functions by cumulative and own time).
 
-    python benchmarks/round_cpu.py [--rounds 2000] [--profile] [--partner] [--house-rule] [--settle]
+    python benchmarks/round_cpu.py [--rounds 2000] [--profile] [--partner] [--house-rule] [--settle] [--get PATH]
 
 It needs PostgreSQL on 127.0.0.1:5432 (BENCH_PG_PORT: another port; with pg_stat_statements there,
 it prints where the database time goes, statement by statement) and Redis (REDIS_URL, default db 13); it makes a scratch
@@ -82,20 +82,14 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--partner", action="store_true", help="the signed partner path instead of a token")
     parser.add_argument("--top", type=int, default=40)
-    parser.add_argument("--get", metavar="PATH", help="time GET PATH (with the token) instead, for comparison")
-    parser.add_argument(
-        "--house-rule",
-        action="store_true",
-        help="then take the house rule for the ties left waiting, as the worker does, and measure that",
-    )
-    parser.add_argument(
-        "--settle",
-        action="store_true",
-        help="then settle the rounds placed as the worker does (batches), and measure that too",
-    )
+    parser.add_argument("--get", metavar="PATH", help="time GET PATH (with the token, or signed with --partner) instead")
+    parser.add_argument("--house-rule", action="store_true",
+                        help="then take the house rule for the ties left waiting, as the worker does, and measure that")
+    parser.add_argument("--settle", action="store_true",
+                        help="then settle the rounds placed as the worker does (batches), and measure that too")
     args = parser.parse_args()
 
-    url = fresh_database("bench_round_cpu", CODE)
+    url = fresh_database(os.environ.get("BENCH_DB", "bench_round_cpu"), CODE)  # BENCH_DB: beside others' runs
     os.environ.update(
         DATABASE_URL=url, REDIS_URL=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13"), DEBUG="false",
         SECRET_KEY="bench-" + "x" * 50, ALLOWED_HOSTS="127.0.0.1,testserver", SECURE_SSL_REDIRECT="false",
@@ -121,19 +115,19 @@ def main() -> None:
         path = "/api/v1/rounds/" if not args.partner else f"/api/v1/partner/players/{setup['external_ids'][0]}/rounds/"
         headers = {"HTTP_IDEMPOTENCY_KEY": f"cpu-{n}-{time.time_ns()}"}
         if args.partner:
-            for name, value in partner_headers(
-                setup["partner_key"], setup["partner_secret"], "POST", path, body
-            ).items():
+            signed_method, signed_path, signed_body = ("GET", args.get, b"") if args.get else ("POST", path, body)
+            signed = partner_headers(setup["partner_key"], setup["partner_secret"], signed_method, signed_path, signed_body)
+            for name, value in signed.items():
                 headers["HTTP_" + name.upper().replace("-", "_")] = value
         else:
             headers["HTTP_AUTHORIZATION"] = f"Token {setup['tokens'][0]}"
-        method = "POST"
+        method, sent = "POST", body
         if args.get:
-            method, path = "GET", args.get
+            method, path, sent = "GET", args.get, b""
         return {
             "REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": "", "SERVER_NAME": "127.0.0.1",
             "SERVER_PORT": "80", "HTTP_HOST": "127.0.0.1", "CONTENT_TYPE": "application/json",
-            "CONTENT_LENGTH": str(len(body)), "wsgi.input": io.BytesIO(body), "wsgi.url_scheme": "http",
+            "CONTENT_LENGTH": str(len(sent)), "wsgi.input": io.BytesIO(sent), "wsgi.url_scheme": "http",
             "wsgi.errors": sys.stderr, "wsgi.multithread": True, "wsgi.multiprocess": True, "wsgi.run_once": False,
             "REMOTE_ADDR": "127.0.0.1", **headers,
         }  # fmt: skip

@@ -69,7 +69,7 @@ def _round_open_claiming_sql() -> str:
     )
 
 
-CLAIM_COLUMNS = 5
+CLAIM_COLUMNS = core_sql.IDEMPOTENCY_CLAIM_COLUMN_COUNT
 
 
 def round_open_claiming(*, claim: list, player_id: int, currency: str, table_id: int, guard_kinds: list[str],

@@ -5,7 +5,7 @@ from celery import shared_task
 
 from casino.reports import round_hours_sum_up
 from casino.services.matches import matches_purge
-from casino.services.rounds import rounds_decide_timed_out
+from casino.services.rounds import DECIDE_WHEN_DUE_TASK, round_decide_when_due, rounds_decide_timed_out
 from casino.services.settlement import SETTLE_DUE_TASK, round_settle, rounds_settle_due, rounds_settle_overdue
 from casino.services.wallets import SEND_WALLET_CALL_TASK, wallet_call_send, wallet_calls_send_due
 from casino.services.webhooks import DELIVER_WEBHOOK_TASK, webhook_deliver, webhooks_deliver_due
@@ -30,6 +30,11 @@ def settle_overdue_task() -> int:
 @shared_task(name="casino.decide_timed_out")
 def decide_timed_out_task() -> int:
     return rounds_decide_timed_out()
+
+
+@shared_task(name=DECIDE_WHEN_DUE_TASK, acks_late=True)
+def decide_when_due_task(round_id: str) -> int:
+    return round_decide_when_due(round_id=round_id)
 
 
 @shared_task(name=DELIVER_WEBHOOK_TASK, acks_late=True)

@@ -68,6 +68,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "core.request_id.RequestIdMiddleware",  # first: every later error and log line has the id
+    "core.middleware.NonceMiddleware",  # a signed request's nonce is spent even when its work never ran
     "django.middleware.security.SecurityMiddleware",
     "core.middleware.ContentSecurityPolicyMiddleware",  # the Content-Security-Policy of every response (below)
     "django.middleware.gzip.GZipMiddleware",
@@ -121,7 +122,8 @@ DATABASES["default"]["ATOMIC_REQUESTS"] = False
 # statement of the round path once per connection instead of every time (docs/BENCHMARKS.md: a
 # third of the database's CPU per round went to planning statements it had planned before).
 if DATABASES["default"]["ENGINE"] == "core.postgresql":  # (bin/test's deploy check reads no database)
-    DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
+    # Added to what DATABASE_URL's query says (`?application_name=...`, `sslmode`...), never instead of it.
+    DATABASES["default"].setdefault("OPTIONS", {}).update({"server_side_binding": True, "prepare_threshold": 5})
     # DATABASE_POOL=true: a pool of connections per process (psycopg's) instead of one persistent
     # connection per thread. A request waiting on a seamless partner's wallet then gives its
     # connection back for the wait (core.transactions.connection_release_for_wait), so a slow
@@ -244,7 +246,8 @@ CELERY_BEAT_SCHEDULE = {
     # Seamless wallets' credits and rollbacks that no message sent in time, and debits left pending.
     "send-due-wallet-calls": {"task": "casino.send_due_wallet_calls", "schedule": 2.0},
     "purge-idempotency-records": {"task": "core.purge_idempotency_records", "schedule": crontab(minute=17)},
-    "purge-partner-nonces": {"task": "accounts.purge_partner_nonces", "schedule": crontab(minute=19)},
+    # Signed requests' nonces (core/nonces.py), once their timestamps are stale: every minute keeps the table small.
+    "purge-partner-nonces": {"task": "accounts.purge_partner_nonces", "schedule": 60.0},
     "purge-idle-tokens": {"task": "accounts.purge_idle_tokens", "schedule": crontab(minute=21)},
     # Game sessions 30 minutes idle are refused already; this records how they ended (the admin shows it).
     "end-idle-game-sessions": {"task": "accounts.end_idle_game_sessions", "schedule": crontab(minute="*/5")},

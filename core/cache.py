@@ -354,7 +354,7 @@ class PooledRedisCache(RedisCache):
 
 
 # Sent when Redis answers again after an outage: whoever kept shared state elsewhere meanwhile
-# (partners' nonces, in the database) puts it back. Receivers must not raise.
+# (what authentication remembers, accounts/signals.py) puts it back. Receivers must not raise.
 cache_recovered = Signal()
 
 _local_locks: dict[int, threading.Lock] = {}

@@ -19,13 +19,18 @@ the round's own two statements; `idempotent` is the same flow with the two as st
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+import json
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import TypeVar
 
-from django.db import connection, transaction
-from django.utils import timezone
+from django.conf import settings
+from django.db import DatabaseError, transaction
+from django.utils import timezone, translation
 from drf_spectacular.utils import OpenApiParameter
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from core import sql
@@ -37,9 +42,14 @@ from core.errors import (
     ServiceError,
 )
 from core.models import IdempotencyRecord
+from core.nonces import SignedNonce, nonce_claim, nonce_claim_after_failure, nonce_of, nonce_used_error
 from core.problems import PROBLEM_CONTENT_TYPE, problem_exception_handler
-from core.transactions import refusals_roll_back_everything
+from core.request_id import HEADER as REQUEST_ID_HEADER
+from core.request_id import REPLAYED_HEADER, current_request_id
+from core.sql import StoredAnswer
+from core.transactions import refusals_roll_back_everything, retried_on_conflict
 
+logger = logging.getLogger(__name__)
 KEEP_FOR = timedelta(hours=48)
 T = TypeVar("T")
 
@@ -66,23 +76,67 @@ def idempotency_lock_id(scope: str, key: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{scope}\n{key}".encode()).digest()[:8], "big", signed=True)
 
 
-_RESPONSE_BODY = IdempotencyRecord._meta.get_field("response_body")
+# --- Answers as they were sent ----------------------------------------------------------------------
+# A replay is the first answer's bytes and headers, with `Idempotent-Replayed: true` (API.md): the
+# first answer is rendered once, stored as that text, and sent from it, the first time and every
+# time after. The replaying request's own id goes in `X-Replay-Request-ID` (core/request_id.py).
+
+KEPT_HEADERS = ("Retry-After", "Location")  # of a response, besides its type, language and request id
+_RENDERER = JSONRenderer()  # the API's renderer (settings REST_FRAMEWORK): the bytes DRF would send
 
 
-def _claim(scope: str, key: str, request_hash: str) -> Response | None:
-    """Inside the request's transaction: the stored first response to replay, or None once this
-    request holds the key (`idempotency_in_flight` while another request holds it)."""
-    free, stored = sql.idempotency_claim(lock_id=idempotency_lock_id(scope, key), scope=scope, key=key)
-    return _claim_answer(free, stored, request_hash)
+def stored_answer(*, status: int, body, content_type: str = "application/json", headers=None) -> StoredAnswer:
+    """An answer as it will be sent and stored: its body rendered once (in the request's language),
+    and the headers a replay must send again."""
+    kept = {"Content-Type": content_type, "Content-Language": translation.get_language() or settings.LANGUAGE_CODE}
+    for name in KEPT_HEADERS:
+        if headers is not None and name in headers:
+            kept[name] = headers[name]
+    request_id = current_request_id()
+    if request_id is not None:
+        kept[REQUEST_ID_HEADER] = request_id
+    return StoredAnswer(status, _RENDERER.render(body).decode(), kept)
 
 
-def _claim_answer(free: bool, stored: tuple | None, request_hash: str) -> Response | None:
+class StoredResponse(Response):
+    """A response sent from a stored answer: exactly its bytes and headers (`replayed`: to a retry,
+    with `Idempotent-Replayed: true`). `data` is the parsed body, for whoever reads it in-process."""
+
+    def __init__(self, answer: StoredAnswer, *, replayed: bool = False, data=None) -> None:
+        if data is None and answer.text:
+            data = json.loads(answer.text)
+        super().__init__(data, status=answer.status)
+        self.answer = answer
+        for name, value in answer.headers.items():
+            self[name] = value
+        if replayed:
+            self[REPLAYED_HEADER] = "true"
+
+    @property
+    def rendered_content(self) -> bytes:
+        return self.answer.text.encode()
+
+
+def _claim(scope: str, key: str, request_hash: str, nonce: SignedNonce | None) -> Response | None:
+    """Inside the request's transaction: the stored first answer to replay, or None once this
+    request holds the key (`idempotency_in_flight` while another request holds it); the signed
+    request's nonce recorded with the claim (`signature_invalid` if it was used already)."""
+    claim = sql.idempotency_claim(lock_id=idempotency_lock_id(scope, key), scope=scope, key=key,
+                                  nonce=nonce.pending if nonce is not None else None)  # fmt: skip
+    if claim.nonce_taken:
+        raise nonce_used_error()
+    return _claim_answer(claim.free, claim.stored, request_hash, scope=scope, key=key)
+
+
+def _claim_answer(free: bool, stored: tuple[str, StoredAnswer] | None, request_hash: str, *, scope: str,
+                  key: str) -> Response | None:  # fmt: skip
     if stored is not None:
-        stored_hash, status, body, content_type = stored
+        stored_hash, answer = stored
         if stored_hash != request_hash:
             raise IdempotencyConflict()
-        body = _RESPONSE_BODY.from_db_value(body, None, connection)
-        return Response(body, status=status, content_type=content_type or None)
+        logger.info("replaying the first answer (%s, request %s) to Idempotency-Key %r of %s", answer.status,
+                    answer.headers.get(REQUEST_ID_HEADER, "unknown"), key, scope)  # fmt: skip
+        return StoredResponse(answer, replayed=True)
     if not free:
         raise IdempotencyInFlight()
     return None
@@ -102,29 +156,34 @@ class RequestKey:
     (`idempotent_folded`): the claim in its first statement (`claim_params`, then `claimed` with
     the claim's columns), the stored response in its last (`store_params(what it made)`)."""
 
-    def __init__(self, *, scope: str, key: str, request_hash: str, respond: Callable[[object], tuple[int, dict]]):
+    def __init__(self, *, scope: str, key: str, request_hash: str, respond: Callable[[object], tuple[int, dict]],
+                 nonce: SignedNonce | None = None):  # fmt: skip
         self.scope, self.key, self.request_hash, self._respond = scope, key, request_hash, respond
+        self.nonce = nonce  # a signed request's, recorded with the claim (core/nonces.py)
         self.is_claimed = False
-        self.response: tuple[int, dict] | None = None  # stored with the work
+        self.response: StoredAnswer | None = None  # stored with the work
+        self.body = None  # what `response` renders
 
     def claim_params(self) -> list:
         """The parameters of `core.sql.IDEMPOTENCY_CLAIM_FROM`."""
         return sql.idempotency_claim_params(lock_id=idempotency_lock_id(self.scope, self.key), scope=self.scope,
-                                            key=self.key)  # fmt: skip
+                                            key=self.key, nonce=self.nonce.pending if self.nonce else None)  # fmt: skip
 
     def claim(self) -> None:
         """The claim in a statement of its own (work that cannot carry it), answered as `claimed`."""
-        self._answer(*sql.idempotency_claim(lock_id=idempotency_lock_id(self.scope, self.key), scope=self.scope,
-                                            key=self.key))  # fmt: skip
+        self._answer(sql.idempotency_claim(lock_id=idempotency_lock_id(self.scope, self.key), scope=self.scope,
+                                           key=self.key, nonce=self.nonce.pending if self.nonce else None))  # fmt: skip
 
     def claimed(self, row) -> None:
         """The claim's columns (`core.sql.IDEMPOTENCY_CLAIM_COLUMNS`): returns if this request now
         holds the key; otherwise leaves the work (its transaction rolls back) with the answer."""
-        self._answer(*sql.idempotency_claimed(row))
+        self._answer(sql.idempotency_claimed(row))
 
-    def _answer(self, free: bool, stored: tuple | None) -> None:
+    def _answer(self, claim: sql.Claim) -> None:
+        if claim.nonce_taken:
+            raise _KeyAnswered(error=nonce_used_error())
         try:
-            replay = _claim_answer(free, stored, self.request_hash)
+            replay = _claim_answer(claim.free, claim.stored, self.request_hash, scope=self.scope, key=self.key)
         except (IdempotencyConflict, IdempotencyInFlight) as exc:
             raise _KeyAnswered(error=exc) from None
         if replay is not None:
@@ -133,10 +192,10 @@ class RequestKey:
 
     def store_params(self, made) -> list:
         """The parameters of `core.sql.IDEMPOTENCY_STORE_CALL`, storing the response to `made`."""
-        self.response = self._respond(made)
-        status, body = self.response
+        status, self.body = self._respond(made)
+        self.response = stored_answer(status=status, body=self.body)
         return sql.idempotency_store_params(scope=self.scope, key=self.key, request_hash=self.request_hash,
-                                            status=status, body=body, content_type="application/json")  # fmt: skip
+                                            answer=self.response)  # fmt: skip
 
     def stored(self, was_stored: bool) -> None:
         """What the store answered: False, a request with this key committed meanwhile; the work must not stand."""
@@ -145,10 +204,10 @@ class RequestKey:
 
     def store(self, made) -> None:
         """The response to `made` stored in a statement of its own, answered as `stored`."""
-        self.response = self._respond(made)
-        status, body = self.response
+        status, self.body = self._respond(made)
+        self.response = stored_answer(status=status, body=self.body)
         self.stored(sql.idempotency_store(scope=self.scope, key=self.key, request_hash=self.request_hash,
-                                          status=status, body=body, content_type="application/json"))  # fmt: skip
+                                          answer=self.response))  # fmt: skip
 
 
 class _Refused(Exception):
@@ -188,8 +247,11 @@ def idempotent_folded(request, *, scope: str, work: Callable[[RequestKey], objec
     statement so that it is stored there. Retries, conflicts, concurrent twins and refusals are
     answered exactly as `idempotent` answers them."""
     key = _key(request)
-    request_key = RequestKey(scope=scope, key=key, request_hash=_request_hash(request), respond=respond)
-    try:
+    nonce = nonce_of(request)
+    request_key = RequestKey(scope=scope, key=key, request_hash=_request_hash(request), respond=respond, nonce=nonce)
+
+    def attempt() -> None:
+        request_key.is_claimed, request_key.response = False, None
         with transaction.atomic():
             try:
                 with refusals_roll_back_everything():
@@ -198,15 +260,45 @@ def idempotent_folded(request, *, scope: str, work: Callable[[RequestKey], objec
                 raise _Refused(exc) from exc  # leaves the block: all of the work is undone
             if not request_key.is_claimed or request_key.response is None:
                 raise RuntimeError(f"work for key {key!r} did not carry the key's claim and response")
-    except _KeyAnswered as answered:
-        if answered.error is not None:
-            raise answered.error from None
-        return answered.response
-    except _Refused as refused:
-        return _store_refusal(scope=scope, key=key, request_hash=request_key.request_hash, error=refused.error,
-                              on_refusal=on_refusal)  # fmt: skip
-    status, body = request_key.response
-    return Response(body, status=status)
+
+    with _nonce_recorded(nonce):
+        try:
+            # A deadlock lost (the paths that move money lock in one order, so it should not happen)
+            # is undone by PostgreSQL and run again here, a few times, before the client hears of it.
+            retried_on_conflict(attempt, what=f"request with Idempotency-Key {key!r} of {scope}")
+        except _KeyAnswered as answered:
+            if answered.error is not None:
+                raise answered.error from None
+            return answered.response
+        except _Refused as refused:
+            return _store_refusal(scope=scope, key=key, request_hash=request_key.request_hash, error=refused.error,
+                                  on_refusal=on_refusal, nonce=nonce)  # fmt: skip
+        _committed(nonce)
+        return StoredResponse(request_key.response, data=request_key.body)
+
+
+def _committed(nonce: SignedNonce | None) -> None:
+    """A transaction that carried the nonce's record committed."""
+    if nonce is not None:
+        nonce.claimed = True
+
+
+@contextmanager
+def _nonce_recorded(nonce: SignedNonce | None) -> Iterator[None]:
+    """Around a request's transactions: a nonce that none of them recorded (their transaction did
+    not commit: a replay, a conflict, a database error) is recorded by a statement of its own
+    before the answer, which is then `signature_invalid` if the nonce was used already."""
+    try:
+        yield
+    except DatabaseError:
+        nonce_claim_after_failure(nonce)
+        raise
+    except ServiceError:
+        if nonce is not None:
+            nonce_claim(nonce)  # a used nonce: its refusal replaces this one
+        raise
+    if nonce is not None:
+        nonce_claim(nonce)
 
 
 def idempotent_around_call(request, *, scope: str, call: Callable[[str, str], T],
@@ -222,34 +314,45 @@ def idempotent_around_call(request, *, scope: str, call: Callable[[str, str], T]
     nothing stored yet, repeat the same outside call rather than make another."""
     key = _key(request)
     request_hash = _request_hash(request)
-    with transaction.atomic():  # the key's lock is held only for this look
-        replay = _claim(scope, key, request_hash)
-    if replay is not None:
-        return replay
-    try:
-        outcome = call(key, request_hash)
-    except (IdempotencyInFlight, IdempotencyConflict):
-        raise  # about a first request with this key that has not stored its response: nothing to store
-    except ServiceError as exc:
-        return _store_refusal(scope=scope, key=key, request_hash=request_hash, error=exc)
-    return idempotent(request, scope=scope, work=lambda: work(outcome),
-                      on_refusal=lambda error: on_refusal(outcome, error))  # fmt: skip
+    nonce = nonce_of(request)
+    with _nonce_recorded(nonce):
+        with transaction.atomic():  # the key's lock is held only for this look; the nonce is recorded before the call
+            replay = _claim(scope, key, request_hash, nonce)
+        _committed(nonce)
+        if replay is not None:
+            return replay
+        try:
+            outcome = call(key, request_hash)
+        except IdempotencyInFlight:
+            with transaction.atomic():  # the first request may have stored its answer by now: look again
+                replay = _claim(scope, key, request_hash, None)
+            if replay is not None:
+                return replay
+            raise  # about a first request with this key that has not stored its response: nothing to store
+        except IdempotencyConflict:
+            raise
+        except ServiceError as exc:
+            return _store_refusal(scope=scope, key=key, request_hash=request_hash, error=exc)
+        return idempotent(request, scope=scope, work=lambda: work(outcome),
+                          on_refusal=lambda error: on_refusal(outcome, error))  # fmt: skip
 
 
 def _store_refusal(*, scope: str, key: str, request_hash: str, error: ServiceError,
-                   on_refusal: Callable[[ServiceError], None] | None = None) -> Response:  # fmt: skip
+                   on_refusal: Callable[[ServiceError], None] | None = None,
+                   nonce: SignedNonce | None = None) -> Response:  # fmt: skip
     """A refusal is the first response too, so retries get it: stored under the key's lock, unless a
     request with the same key got there in between (its response is the first one, then)."""
-    response = problem_exception_handler(error, {})
+    problem = problem_exception_handler(error, {})
+    answer = stored_answer(status=problem.status_code, body=problem.data, content_type=PROBLEM_CONTENT_TYPE,
+                           headers=problem)  # fmt: skip
     with transaction.atomic():
-        replay = _claim(scope, key, request_hash)
-        if replay is not None:
-            return replay
-        if on_refusal is not None:
-            on_refusal(error)
-        sql.idempotency_store(scope=scope, key=key, request_hash=request_hash, status=response.status_code,
-                              body=response.data, content_type=PROBLEM_CONTENT_TYPE)  # fmt: skip
-    return response
+        replay = _claim(scope, key, request_hash, nonce)
+        if replay is None:
+            if on_refusal is not None:
+                on_refusal(error)
+            sql.idempotency_store(scope=scope, key=key, request_hash=request_hash, answer=answer)
+    _committed(nonce)
+    return replay if replay is not None else StoredResponse(answer, data=problem.data)
 
 
 def idempotency_records_purge() -> int:

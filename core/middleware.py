@@ -4,6 +4,7 @@ Policy is built once; what only pages need (messages, the staff session's clock)
 
 from __future__ import annotations
 
+import logging
 import time
 
 from csp.constants import HEADER, HEADER_REPORT_ONLY
@@ -15,13 +16,16 @@ from django.contrib.auth import logout
 from django.contrib.messages.middleware import MessageMiddleware
 from django.core import signals
 from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
+from django.db import DatabaseError
 from django.http import Http404
 from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import redirect
 from django.utils.log import log_response
 
 from core.audit import audit_record
-from core.problems import not_found, server_error
+from core.errors import SignatureInvalid
+from core.nonces import nonce_claim, nonce_of
+from core.problems import not_found, server_error, service_error_response
 
 LAST_SEEN = "staff_last_seen"
 # What Django answers with a 4xx of its own (403 page, 400) rather than a 500.
@@ -131,3 +135,30 @@ class ContentSecurityPolicyMiddleware(CSPMiddleware):
 
 
 _PER_RESPONSE = ("_csp_config", "_csp_update", "_csp_replace", "_csp_config_ro", "_csp_update_ro", "_csp_replace_ro")
+
+
+logger = logging.getLogger(__name__)
+
+
+class NonceMiddleware:
+    """A signed request refused before its work recorded its nonce has it recorded as it leaves;
+    if the nonce was used already, that is its answer (`signature_invalid`): it did nothing."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        found = nonce_of(request)
+        if found is None or found.claimed:
+            return response
+        try:
+            nonce_claim(found)
+        except SignatureInvalid as refused:
+            if response.status_code >= 400:
+                return service_error_response(refused)
+            logger.error("request with nonce %s answered %s without recording it first", found.key,
+                         response.status_code)  # fmt: skip
+        except DatabaseError as exc:
+            logger.warning("nonce %s not recorded after a refused request: %s", found.key, exc.__class__.__name__)
+        return response

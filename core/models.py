@@ -33,8 +33,10 @@ class IdempotencyRecord(models.Model):
     key = models.CharField(max_length=255)
     request_hash = models.CharField(max_length=64)
     response_status = models.PositiveSmallIntegerField(null=True)
-    response_body = models.JSONField(null=True)
+    response_body = models.JSONField(null=True)  # records stored before migration 0006 (kept 48 hours)
+    response_text = models.TextField(null=True)  # the first answer's body, exactly as it was sent
     response_content_type = models.CharField(max_length=64, blank=True)
+    response_headers = models.JSONField(null=True)  # the headers of it a replay sends again
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
@@ -42,3 +44,14 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.scope} {self.key}"
+
+
+class RequestNonce(models.Model):
+    """A signed request's nonce (API.md: a partner's `X-Nonce`), used once: kept here, where a Redis
+    that lost its data cannot forget it, until its request's timestamp is stale (core/nonces.py)."""
+
+    key = models.CharField(max_length=150, primary_key=True)  # "<signer>:<nonce>", e.g. "partner:3:9f2c..."
+    created_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return self.key

@@ -1,11 +1,12 @@
 """Render every API error as `application/problem+json` (RFC 9457), server errors included.
 
 Refusals (4xx) come from the service's error hierarchy and DRF. A database that cannot be reached
-or dropped the connection (a restart, a terminated backend, a failover) is a `503
-service_unavailable` with `Retry-After`: the request changed nothing that was not rolled back, and
-the same Idempotency-Key may be retried. Anything else unexpected is a `500 server_error`
-(`server_error`, Django's handler500). Every problem carries the request id, which is also in the
-log line of the error (`core/request_id.py`).
+or dropped the connection (a restart, a terminated backend, a failover), or that undid the
+request's transaction for another one again and again (a deadlock), is a `503
+service_unavailable` with `Retry-After`, its detail saying which: the request changed nothing
+that was not rolled back, and the same Idempotency-Key may be retried. Anything else unexpected
+is a `500 server_error` (`server_error`, Django's handler500). Every problem carries the request
+id, which is also in the log line of the error (`core/request_id.py`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from rest_framework.views import exception_handler, set_rollback
 
 from core.errors import ServiceError
 from core.request_id import current_request_id
+from core.transactions import CONFLICT_ATTEMPTS, transaction_conflict
 
 logger = logging.getLogger(__name__)
 # Errors of the connection to the database rather than of the statement: retrying can succeed.
@@ -64,7 +66,26 @@ def problem_response(*, status_code: int, code: str, title: str, detail: str, **
     return Response(body, status=status_code, content_type=PROBLEM_CONTENT_TYPE)
 
 
-def _unavailable_body() -> dict:
+def service_error_response(exc: ServiceError) -> JsonResponse:
+    """A refusal answered outside DRF (by a middleware), as `problem_exception_handler` answers it."""
+    body = _problem(status_code=exc.status, code=exc.code, title=exc.title, detail=exc.detail, **exc.extra)
+    response = JsonResponse(body, status=exc.status, content_type=PROBLEM_CONTENT_TYPE)
+    if exc.retry_after_s is not None:
+        response["Retry-After"] = str(exc.retry_after_s)
+    return response
+
+
+def _unavailable_body(exc: BaseException | None = None) -> dict:
+    """A database that did not answer, or (`exc` says so) one that undid this request's transaction
+    because of another one, after the service had run it again a few times (core/transactions.py)."""
+    if exc is not None and transaction_conflict(exc) is not None:
+        return _problem(
+            status_code=503, code="service_unavailable", title=gettext("The service is briefly busy."),
+            detail=gettext(
+                "The database undid this request %(attempts)s times because another one was changing the same "
+                "money at the same moment. Nothing was changed; retry with the same Idempotency-Key."
+            ) % {"attempts": CONFLICT_ATTEMPTS},
+        )  # fmt: skip
     return _problem(
         status_code=503, code="service_unavailable", title=gettext("The service is briefly unavailable."),
         detail=gettext("The database did not answer. Nothing was changed; retry with the same Idempotency-Key."),
@@ -87,8 +108,9 @@ def problem_exception_handler(exc, context):
         return response
     if isinstance(exc, DATABASE_UNAVAILABLE):
         set_rollback()
-        logger.error("database unavailable: %s", exc.__class__.__name__, exc_info=exc)
-        response = Response(_unavailable_body(), status=503, content_type=PROBLEM_CONTENT_TYPE)
+        logger.error("database unavailable: %s (%s)", exc.__class__.__name__,
+                     transaction_conflict(exc) or "no answer", exc_info=exc)  # fmt: skip
+        response = Response(_unavailable_body(exc), status=503, content_type=PROBLEM_CONTENT_TYPE)
         response["Retry-After"] = RETRY_AFTER_S
         return response
     if isinstance(exc, Http404):
@@ -131,10 +153,11 @@ def server_error(request):
 
     Under /api/ the answer is problem+json; pages get the product's 500 page (`500.html`, with
     `request_id` in its context), rendered without the request so that it needs no database."""
-    unavailable = isinstance(sys.exc_info()[1], DATABASE_UNAVAILABLE)
+    exc = sys.exc_info()[1]
+    unavailable = isinstance(exc, DATABASE_UNAVAILABLE)
     if request.path.startswith("/api/"):
         response = JsonResponse(
-            _unavailable_body() if unavailable else _server_error_body(),
+            _unavailable_body(exc) if unavailable else _server_error_body(),
             status=503 if unavailable else 500,
             content_type=PROBLEM_CONTENT_TYPE,
         )

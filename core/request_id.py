@@ -1,6 +1,8 @@
 """A request id on every request: taken from a sane incoming `X-Request-ID` (a load balancer's or
 a client's) or made here, echoed in the response, put into every log record written while the
-request is served and into problem bodies, so a 5xx a client reports can be found in the logs."""
+request is served and into problem bodies, so a 5xx a client reports can be found in the logs.
+A replayed idempotent answer (core/idempotency.py) is the first answer's bytes and headers, its
+`X-Request-ID` included; the replaying request's own id is then in `X-Replay-Request-ID`."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import uuid
 from contextvars import ContextVar
 
 HEADER = "X-Request-ID"
+REPLAY_HEADER = "X-Replay-Request-ID"  # on a replayed answer: the id of the request that got the replay
+REPLAYED_HEADER = "Idempotent-Replayed"
 _META_KEY = "HTTP_X_REQUEST_ID"
 _SANE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 _current: ContextVar[str | None] = ContextVar("request_id", default=None)
@@ -38,7 +42,11 @@ class RequestIdMiddleware:
             response = self.get_response(request)
         finally:
             _current.reset(token)
-        response[HEADER] = request_id
+        if response.get(REPLAYED_HEADER) == "true" and response.has_header(HEADER):
+            # A replayed answer keeps the first request's id (its body names it too); this one's is beside it.
+            response[REPLAY_HEADER] = request_id
+        else:
+            response[HEADER] = request_id
         return response
 
 

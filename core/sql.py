@@ -5,51 +5,73 @@ money. `core_audit_record` (migrations/0003) writes audit events for other apps'
 from __future__ import annotations
 
 import json
+from typing import NamedTuple
 
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection
 
 # Both are functions of the schema (migrations/0005), so that another app's statement can carry
 # them too: `IDEMPOTENCY_CLAIM_FROM` joined into its first statement, `IDEMPOTENCY_STORE_CALL` in the
 # select list of its last, with the parameters of `idempotency_claim_params`/`idempotency_store_params`.
-IDEMPOTENCY_CLAIM_FROM = "core_idempotency_claim(%s, %s, %s) AS claim"
+IDEMPOTENCY_CLAIM_FROM = "core_idempotency_claim(%s, %s, %s, %s) AS claim"
 IDEMPOTENCY_CLAIM_COLUMNS = (
-    "claim.free, claim.request_hash, claim.response_status, claim.response_body, claim.response_content_type"
+    "claim.free, claim.request_hash, claim.response_status, claim.response_text, claim.response_content_type,"
+    " claim.response_headers, claim.nonce_taken"
 )
+IDEMPOTENCY_CLAIM_COLUMN_COUNT = IDEMPOTENCY_CLAIM_COLUMNS.count(",") + 1
 IDEMPOTENCY_CLAIM = f"SELECT {IDEMPOTENCY_CLAIM_COLUMNS} FROM {IDEMPOTENCY_CLAIM_FROM}"
-IDEMPOTENCY_STORE_CALL = "core_idempotency_store(%s, %s, %s, %s, %s::jsonb, %s)"
+IDEMPOTENCY_STORE_CALL = "core_idempotency_store(%s, %s, %s, %s, %s, %s, %s::jsonb)"
 IDEMPOTENCY_STORE = f"SELECT {IDEMPOTENCY_STORE_CALL}"
 
 
-def idempotency_claim_params(*, lock_id: int, scope: str, key: str) -> list:
-    return [lock_id, scope, key]
+class StoredAnswer(NamedTuple):
+    """A first answer as it is stored and replayed: its status, body text (exactly the bytes sent,
+    as UTF-8) and the headers a replay sends again."""
+
+    status: int
+    text: str
+    headers: dict[str, str]
 
 
-def idempotency_claimed(row) -> tuple[bool, tuple | None]:
-    """What the claim's five columns say: (whether this request took the key's lock, (request_hash,
-    status, body, content_type) of the stored response or None)."""
-    free, request_hash, status, body, content_type = row
-    return bool(free), None if request_hash is None else (request_hash, status, body, content_type)
+class Claim(NamedTuple):
+    """What the claim of an Idempotency-Key found."""
+
+    free: bool  # this request took the key's lock
+    stored: tuple[str, StoredAnswer] | None  # (request hash, the first answer) stored for the key
+    nonce_taken: bool = False  # the request's nonce was used already: a replay, refused (nothing else read)
 
 
-def idempotency_store_params(*, scope: str, key: str, request_hash: str, status: int, body,
-                             content_type: str) -> list:  # fmt: skip
-    body = json.dumps(body, cls=DjangoJSONEncoder)  # lazy translations in problems, as DRF renders them
-    return [scope, key, request_hash, status, body, content_type]
+def idempotency_claim_params(*, lock_id: int, scope: str, key: str, nonce: str | None = None) -> list:
+    """`nonce`: the signed request's nonce to record with the claim (core/nonces.py), if any."""
+    return [lock_id, scope, key, nonce]
 
 
-def idempotency_claim(*, lock_id: int, scope: str, key: str) -> tuple[bool, tuple | None]:
-    """Inside the request's transaction: take the key's advisory lock until the end of the
-    transaction if it is free, and read the stored first response. Returns (whether the lock was
-    taken, (request_hash, status, body, content_type) of the stored response or None)."""
+def idempotency_claimed(row) -> Claim:
+    """What the claim's columns say."""
+    free, request_hash, status, text, content_type, headers, nonce_taken = row
+    if request_hash is None:
+        return Claim(bool(free), None, bool(nonce_taken))
+    headers = json.loads(headers) if isinstance(headers, str) else dict(headers or {})  # jsonb comes as text
+    headers.setdefault("Content-Type", content_type or "application/json")
+    return Claim(bool(free), (request_hash, StoredAnswer(status, text, headers)), bool(nonce_taken))
+
+
+def idempotency_store_params(*, scope: str, key: str, request_hash: str, answer: StoredAnswer) -> list:
+    return [scope, key, request_hash, answer.status, answer.text, answer.headers.get("Content-Type", ""),
+            json.dumps(answer.headers)]  # fmt: skip
+
+
+def idempotency_claim(*, lock_id: int, scope: str, key: str, nonce: str | None = None) -> Claim:
+    """Inside the request's transaction: record the signed request's `nonce` if given, take the
+    key's advisory lock until the end of the transaction if it is free, and read the stored first
+    answer."""
     with connection.cursor() as cursor:
-        cursor.execute(IDEMPOTENCY_CLAIM, idempotency_claim_params(lock_id=lock_id, scope=scope, key=key))
+        cursor.execute(IDEMPOTENCY_CLAIM, idempotency_claim_params(lock_id=lock_id, scope=scope, key=key, nonce=nonce))
         return idempotency_claimed(cursor.fetchone())
 
 
-def idempotency_store(*, scope: str, key: str, request_hash: str, status: int, body, content_type: str) -> bool:
-    """Store the first response for (scope, key); False if a response was stored already."""
+def idempotency_store(*, scope: str, key: str, request_hash: str, answer: StoredAnswer) -> bool:
+    """Store the first answer for (scope, key); False if an answer was stored already."""
     with connection.cursor() as cursor:
-        cursor.execute(IDEMPOTENCY_STORE, idempotency_store_params(
-            scope=scope, key=key, request_hash=request_hash, status=status, body=body, content_type=content_type))
+        cursor.execute(IDEMPOTENCY_STORE, idempotency_store_params(scope=scope, key=key, request_hash=request_hash,
+                                                                   answer=answer))  # fmt: skip
         return bool(cursor.fetchone()[0])

@@ -268,6 +268,13 @@ def seamless_accounts_lock(*, partner, player, house_spread_by: str | None = Non
     sql.accounts_lock(account_ids=ids)
 
 
+def ledger_accounts_lock(*, accounts: list[Account]) -> None:
+    """Inside a transaction, before checks that must see these accounts still (a deposit against
+    its limit): lock them as a posting will, all at once and in primary-key order, so that the
+    posting that follows takes no lock out of that order (docs/ARCHITECTURE.md "Lock order")."""
+    sql.accounts_lock(account_ids=[account.id for account in accounts])
+
+
 def player_accounts_lock(*, account_ids: list[int], wait: bool) -> dict[int, int]:
     """Inside a transaction: lock these accounts as every posting does (primary-key order) and
     answer their balances, {id: balance}, for a caller that decides what to post from them (the

@@ -12,8 +12,9 @@ from core import clock
 from core.actors import Actor
 from core.audit import audit_record
 from core.errors import InvalidInput, LimitExceeded, SelfExcluded, StateConflict
-from ledger.models import Account, AccountKind
+from ledger.models import Account
 from ledger.money import format_money
+from ledger.services import ledger_accounts_lock, player_accounts_open
 from protection.models import PERIOD_DAYS, Exclusion, ExclusionKind, LimitKind, LimitPeriod, PlayerLimit, RealityCheck
 from protection.selectors import MEASURES, exclusion_active, limit_in_force, stake_guards
 from protection.signals import exclusion_started
@@ -24,11 +25,14 @@ SELF_EXCLUSION_MONTHS = {6: 183, 12: 365, 60: 1826}
 REALITY_CHECK_MINUTES = (10, 480)
 
 
-def _one_at_a_time(player) -> None:
+def _one_at_a_time(player, *, with_accounts: tuple[Account, ...] = ()) -> None:
     """Inside a transaction: hold the player's wallet row until it ends, so that checks and
     changes for one player (a limit being set, a deposit checked against its limit) run one after
-    the other. The wallet is the row every movement of the player's money locks anyway."""
-    Account.objects.select_for_update().filter(player=player, kind=AccountKind.PLAYER_WALLET).first()
+    the other. The wallet is the row every movement of the player's money locks anyway, and it is
+    locked as a posting locks it (docs/ARCHITECTURE.md "Lock order"): with the other accounts the
+    movement will post to (`with_accounts`), all at once, in primary-key order."""
+    wallet, _ = player_accounts_open(player=player)
+    ledger_accounts_lock(accounts=[wallet, *with_accounts])
 
 
 def limit_set(*, player, kind: LimitKind, period: LimitPeriod, amount: int | None, actor: Actor) -> PlayerLimit:
@@ -126,10 +130,12 @@ def protection_check_stake(
     _check_guards(player=player, kinds=STAKE_GUARD_KINDS, amount=amount, guards=guards)
 
 
-def protection_check_deposit(*, player, amount: int) -> None:
-    """Inside the transaction that brings `amount` into the wallet: refuse an excluded player, and
-    a deposit that would break a deposit limit (concurrent deposits are checked one at a time)."""
-    _one_at_a_time(player)
+def protection_check_deposit(*, player, amount: int, source: Account) -> None:
+    """Inside the transaction that brings `amount` into the wallet from the `source` account (the
+    partner's, the outside world's), before it is posted: refuse an excluded player, and a deposit
+    that would break a deposit limit. Concurrent deposits are checked one at a time: the wallet
+    and `source` are locked first, together, as the posting then locks them."""
+    _one_at_a_time(player, with_accounts=(source,))
     _check_guards(player=player, kinds=(LimitKind.DEPOSIT,), amount=amount)
 
 

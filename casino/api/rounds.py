@@ -24,6 +24,8 @@ from core.idempotency import IDEMPOTENCY_HEADER, idempotent, idempotent_around_c
 
 
 class RoundListView(APIView):
+    idempotency_claims_nonce = True  # its POST records a partner's nonce with its key (core/nonces.py)
+
     @extend_schema(
         parameters=PAGE_PARAMETERS,
         responses={200: page_of(RoundSerializer), **problems(400, 401, 403, 404)},
@@ -72,6 +74,8 @@ class RoundDetailView(APIView):
 
 
 class RoundDecisionView(APIView):
+    idempotency_claims_nonce = True
+
     @extend_schema(
         request=DecisionSerializer,
         parameters=[IDEMPOTENCY_HEADER],

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable
 from datetime import timedelta
 
+from celery import current_app
 from django.db import DatabaseError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -38,7 +39,7 @@ from casino.engine import (
 from casino.models import Round, RoundStatus, SeedPair, ShoeState, Table
 from casino.selectors import table_get
 from casino.services.fairness import seed_pair_active
-from casino.services.settlement import settlement_enqueue
+from casino.services.settlement import broker_task_send, settlement_enqueue
 from core import clock
 from core.actors import Actor
 from core.after_commit import after_commit
@@ -52,7 +53,7 @@ from core.errors import (
     WalletCurrencyMismatch,
 )
 from core.idempotency import RequestKey
-from core.transactions import atomic_step
+from core.transactions import atomic_step, retried_on_conflict
 from ledger import sql as ledger_sql
 from ledger.money import format_money
 from ledger.services import player_accounts_lock
@@ -62,6 +63,12 @@ from protection.services import STAKE_GUARD_KINDS, protection_check_stake
 logger = logging.getLogger(__name__)
 
 HOUSE_RULE_BATCH = 50  # overdue rounds decided per transaction
+# Each round awaiting a decision asks a worker for the house rule at its deadline (a delayed task),
+# so a deadline holds with beat down and nobody playing. A wait longer than this is taken in hops:
+# a message held by a worker longer than Redis's visibility timeout (300 s) would be delivered twice.
+DECIDE_WHEN_DUE_TASK = "casino.decide_when_due"  # casino/tasks.py: asked for by name
+DEADLINE_HOP_S = 120
+DEADLINE_MARGIN_S = 0.05  # the task runs this long after the deadline: hosts' clocks differ a little
 
 
 def _rules(round_: Round) -> CasinoWarRules:
@@ -177,7 +184,8 @@ def round_stake_check(*, player, table_id: int, main_bet: int, tie_bet: int = 0)
 
 
 def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor: Actor,
-                round_id: uuid.UUID | None = None, request_key: RequestKey | None = None) -> Round:  # fmt: skip
+                round_id: uuid.UUID | None = None, request_key: RequestKey | None = None,
+                before_staking: Callable[[], None] | None = None) -> Round:  # fmt: skip
     """Place a round of `main_bet` (and `tie_bet`) minor units at the table: deal it, and stake
     the bets from the wallet. Refused by the table (closed, another currency, the bets off its
     limits), the player's protection (limits, exclusion) or the wallet (insufficient funds).
@@ -188,7 +196,10 @@ def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor
     lock and in the staking transaction: concurrent rounds of one player cannot together overshoot
     a limit. `round_id`: the id chosen before (a seamless round's, which its debit carries).
     `request_key`: the API request's Idempotency-Key (core/idempotency.py `idempotent_folded`),
-    claimed in the first statement and its response stored in the second."""
+    claimed in the first statement and its response stored in the second. `before_staking()` runs
+    with the seed pair held and the checks passed, before the stake is posted (a seamless round's
+    stake is paid into the wallet there: its accounts are locked after the seed pair, as every
+    round locks them; docs/ARCHITECTURE.md "Lock order")."""
     main, tie = main_bet, tie_bet
     if not 1 <= table_id < 2**63:
         raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
@@ -198,6 +209,8 @@ def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor
                                                                        request_key=request_key)  # fmt: skip
         table = _check_table(table, table_id=table_id, player=player, main=main, tie=tie)
         protection_check_stake(player=player, amount=main + tie, guards=(excluded, limits_by_kind_and_period(limits)))
+        if before_staking is not None:
+            before_staking()
         rules = table.rules
         nonce = pair.next_nonce
         round_id = round_id or uuid.uuid4()
@@ -242,7 +255,42 @@ def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor
             after_commit(
                 functools.partial(settlement_enqueue, round_id), what=f"queueing settlement of round {round_id}"
             )
+        else:
+            after_commit(functools.partial(round_deadline_enqueue, round_id, round_.decision_deadline),
+                         what=f"queueing the deadline of round {round_id}")  # fmt: skip
     return round_
+
+
+def round_deadline_enqueue(round_id: uuid.UUID, deadline) -> None:
+    """After the commit of a round awaiting a decision: ask a worker to take the house rule at its
+    deadline (`round_decide_when_due`), unless someone decides first. Without a broker (eager)
+    nothing is queued: reads, decisions and beat's sweeper keep the deadline then."""
+    if current_app.conf.task_always_eager:
+        return
+    wait = (deadline - timezone.now()).total_seconds()
+    broker_task_send(DECIDE_WHEN_DUE_TASK, args=[str(round_id)], countdown=max(0.0, min(wait, DEADLINE_HOP_S))
+                     + DEADLINE_MARGIN_S, what=f"the deadline of round {round_id}")  # fmt: skip
+
+
+def round_decide_when_due(*, round_id: str) -> int:
+    """The worker's task for a round's deadline: the house rule if the round still awaits a
+    decision and its deadline has passed (1), nothing if it was decided (0); early (a long wait
+    taken in hops, this host's clock behind), queued again for the rest of the wait."""
+    try:
+        round_pk = uuid.UUID(str(round_id))
+    except ValueError:
+        return 0
+    deadline = (
+        Round.objects.filter(pk=round_pk, status=RoundStatus.AWAITING_DECISION)
+        .values_list("decision_deadline", flat=True)
+        .first()
+    )
+    if deadline is None:
+        return 0
+    if deadline > timezone.now():
+        round_deadline_enqueue(round_pk, deadline)
+        return 0
+    return _rounds_take_house_rule([round_pk], wait_for_accounts=True)
 
 
 def _raise_refusal(exc: DatabaseError) -> None:
@@ -378,13 +426,12 @@ def _rounds_take_house_rule(round_ids, *, wait_for_accounts: bool = False) -> in
     would be a debit nobody asked for). Accounts busy right now leave their round to the next run,
     unless `wait_for_accounts` (a player reading their rounds waits for the decision)."""
     actor = Actor.system("decision_timeout")
-    decided = 0
-    for start in range(0, len(round_ids), HOUSE_RULE_BATCH):
+
+    def batch(ids) -> int:
         with transaction.atomic():
-            found = sql.rounds_for_decision(round_ids=round_ids[start : start + HOUSE_RULE_BATCH],
-                                            status=RoundStatus.AWAITING_DECISION)  # fmt: skip
+            found = sql.rounds_for_decision(round_ids=ids, status=RoundStatus.AWAITING_DECISION)
             if not found:
-                continue  # decided meanwhile, or being decided right now
+                return 0  # decided meanwhile, or being decided right now
             balances = player_accounts_lock(account_ids=[i for _, w, p in found for i in (w, p)],
                                             wait=wait_for_accounts)  # fmt: skip
             decisions = []
@@ -402,5 +449,8 @@ def _rounds_take_house_rule(round_ids, *, wait_for_accounts: bool = False) -> in
                 sql.rounds_decide(decisions=decisions)
                 for decision in decisions:
                     _settle_after_commit(decision.round_.id)
-        decided += len(decisions)
-    return decided
+        return len(decisions)
+
+    what = "the house rule for overdue decisions"
+    batches = [round_ids[start : start + HOUSE_RULE_BATCH] for start in range(0, len(round_ids), HOUSE_RULE_BATCH)]
+    return sum(retried_on_conflict(functools.partial(batch, ids), what=what) for ids in batches)

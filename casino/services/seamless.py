@@ -8,7 +8,9 @@ idempotency lock is held while the partner's wallet is being called:
    protection, exactly as placing would check them; then the pending debit, with the round id it
    is for. A stake's debit records the request (caller and Idempotency-Key), so a retry of that
    request after a crash uses the same round id, hence the same transaction id, and the partner
-   answers it with its first result: the stake is never debited twice.
+   answers it with its first result: the stake is never debited twice. A retry that finds its
+   debit still pending (the first attempt died, or the database failed after the debit) sends it
+   again at once and carries on from the answer, rather than waiting for the first one's lease.
 2. the debit, with no transaction open. A `422 insufficient_funds` refuses the request; any other
    answer, or none within WALLET_TIMEOUT_S, is `503 wallet_unavailable` and the debit is rolled back.
 3. after a `200`, one transaction: the debit acknowledged, its amount paid from the partner's
@@ -102,12 +104,15 @@ def _stake_claim(*, player, amount: int, scope: str, key: str, request_hash: str
             if existing.request_hash != request_hash:
                 raise IdempotencyConflict()
             if existing.status == Status.PENDING:
-                if existing.next_attempt_at > timezone.now():
-                    raise IdempotencyInFlight()
+                # Its request died (a killed process, a database failure after the debit) or still
+                # runs: either way the same debit is sent again now, and the partner answers it with
+                # its first result. What that says is this request's to act on (place the round, or
+                # roll the debit back); a first request still running finds the debit acknowledged
+                # or given up and answers what the key stored (core/idempotency.py).
                 wallet_debit_lease(existing)
                 return existing
             if existing.status == Status.ACKNOWLEDGED:
-                raise IdempotencyInFlight()  # its request is storing its response right now
+                raise IdempotencyInFlight()  # its request stored its answer with it: the caller looks again
             raise _refused(existing.status)
         try:
             with transaction.atomic():
@@ -150,11 +155,14 @@ def _fund(*, call: WalletCall, player, actor: Actor) -> None:
 
 
 def seamless_round_place(*, debit: Debit, player, table_id: int, main_bet: int, tie_bet: int, actor: Actor) -> Round:
-    """Step 3 of placing a seamless round: inside the request's transaction."""
-    call = _acknowledge(debit)
-    _fund(call=call, player=player, actor=actor)
+    """Step 3 of placing a seamless round: inside the request's transaction, the debit acknowledged
+    and paid into the wallet here with the player's seed pair held (the lock order of every round)."""
+
+    def fund() -> None:
+        _fund(call=_acknowledge(debit), player=player, actor=actor)
+
     return round_place(player=player, table_id=table_id, main_bet=main_bet, tie_bet=tie_bet, actor=actor,
-                       round_id=call.round_id)  # fmt: skip
+                       round_id=debit.call.round_id, before_staking=fund)  # fmt: skip
 
 
 def seamless_debit_unused(*, debit: Debit, error: ServiceError) -> None:
@@ -182,14 +190,15 @@ def _raise_claim(*, player, round_id: str) -> WalletCall:
         if round_.status != RoundStatus.AWAITING_DECISION:
             raise RoundNotAwaitingDecision(gettext("the round is %(status)s") % {"status": round_.status})
         earlier = list(
-            WalletCall.objects.select_for_update(of=("self",)).select_related("player")
+            WalletCall.objects.select_for_update(of=("self",)).select_related("player", "partner")
             .filter(round_id=round_pk, kind=WalletCallKind.DEBIT, purpose=WalletCallPurpose.RAISE)
+            .order_by("created_at")
         )  # fmt: skip
-        for call in earlier:
-            if call.status == Status.PENDING and call.next_attempt_at > timezone.now():
-                raise RoundNotAwaitingDecision(gettext("the round's raise is being debited right now"))
-            if call.status == Status.PENDING:  # its request died: rolled back, and a new attempt made
-                wallet_debit_give_up(call=call, answer=None)
+        pending = [call for call in earlier if call.status == Status.PENDING]
+        if pending:  # a request for it died or still runs: the same debit again, answered with its first result
+            call = pending[-1]
+            wallet_debit_lease(call)
+            return call
         call = wallet_debit_create(player=player, round_id=round_pk, purpose=WalletCallPurpose.RAISE,
                                    amount=round_.main_bet, attempt=len(earlier) + 1)  # fmt: skip
         call.partner = player.partner

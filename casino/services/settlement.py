@@ -51,6 +51,21 @@ _broker_retry_at = 0.0  # after a failed publish, skip the broker for a while: t
 _known_window_ends = 0.0  # the end (Unix time) of the latest window this process knows of
 
 
+def broker_task_send(name: str, *, args: list, countdown: float, what: str) -> None:
+    """Queue a task after a commit, as `settlement_enqueue` does: never raises, and after a failed
+    publish leaves the broker alone for a few seconds (the sweepers catch up), so that an outage
+    costs one failed attempt per process rather than a connection timeout per request."""
+    global _broker_retry_at
+    if time.monotonic() < _broker_retry_at:
+        return
+    try:
+        current_app.send_task(name, args=args, countdown=countdown)
+    except Exception as exc:
+        _broker_retry_at = time.monotonic() + BROKER_PAUSE_S
+        logger.warning("could not queue %s (%s: %s); broker left alone for %d s; beat's sweeper catches up", what,
+                       exc.__class__.__name__, exc, BROKER_PAUSE_S)  # fmt: skip
+
+
 def settlement_enqueue(round_id: uuid.UUID) -> None:
     """Ask a worker to settle the round (it has committed); never raises (it runs after the
     commit, and the sweeper is the safety net). After a failed publish the broker is left alone

@@ -33,7 +33,7 @@ from core.after_commit import after_commit, task_enqueue
 from core.audit import audit_record
 from core.errors import WalletUnavailable
 from core.outbound import CONNECT_TIMEOUT_S, OutboundAnswer, outbound_post
-from core.transactions import connection_release_for_wait
+from core.transactions import connection_release_for_wait, retried_on_lost_connection
 
 logger = logging.getLogger(__name__)
 MAX_BACKOFF_S = 30  # API.md: never more than 30 s between two attempts
@@ -253,19 +253,24 @@ def wallet_call_send(*, call_id) -> bool:
 
     answer = wallet_post(partner=call.partner, name=call.kind, nonce=call.transaction_id, body=call.request_body)
 
-    with transaction.atomic():
-        call = WalletCall.objects.select_for_update(of=("self",)).select_related("player__partner").get(pk=call.pk)
-        if call.status != Status.PENDING:
-            return call.status == Status.ACKNOWLEDGED
-        if answer.ok:
-            wallet_call_record(call, answer, status=Status.ACKNOWLEDGED)
-            if call.kind == WalletCallKind.CREDIT:
-                _round_settled(call)
-        else:
-            wallet_call_record(call, answer, status=None)
-            call.next_attempt_at = timezone.now() + timedelta(seconds=backoff_seconds(call.attempts))
-            call.save(update_fields=["next_attempt_at"])
-    return answer.ok
+    def record() -> bool:
+        with transaction.atomic():
+            held = WalletCall.objects.select_for_update(of=("self",)).select_related("player__partner").get(pk=call.pk)
+            if held.status != Status.PENDING:
+                return held.status == Status.ACKNOWLEDGED
+            if answer.ok:
+                wallet_call_record(held, answer, status=Status.ACKNOWLEDGED)
+                if held.kind == WalletCallKind.CREDIT:
+                    _round_settled(held)
+            else:
+                wallet_call_record(held, answer, status=None)
+                held.next_attempt_at = timezone.now() + timedelta(seconds=backoff_seconds(held.attempts))
+                held.save(update_fields=["next_attempt_at"])
+        return answer.ok
+
+    # The connection may have been cut while the wallet answered (a restart, a failover, a
+    # terminated backend): the answer is recorded on a new one, rather than waiting out the lease.
+    return retried_on_lost_connection(record, what=f"recording {call.transaction_id}")
 
 
 def _round_settled(credit: WalletCall) -> None:

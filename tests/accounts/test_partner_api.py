@@ -90,6 +90,8 @@ def test_a_retried_transfer_moves_money_once(api):
         HTTP_IDEMPOTENCY_KEY="fund-ext-1",
     )
     assert again.json() == first.json() and api.get(f"{BASE}/ext-1/wallet/").json()["balance"] == 50_000
+    assert again.content == first.content and again["Idempotent-Replayed"] == "true"  # its bytes, as API.md says
+    assert again["X-Request-ID"] == first["X-Request-ID"] != again["X-Replay-Request-ID"]
 
 
 def test_a_partner_never_sees_another_partners_players(api, client, table):

@@ -9,11 +9,10 @@ from django.core.cache import caches
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from accounts.models import PartnerNonce
 from accounts.partners import partner_authenticate, request_signature
 from accounts.services import partner_create
-from core.cache import cache_recovered
 from core.errors import SignatureInvalid
+from core.models import RequestNonce
 from tests.casino.helpers import sign
 
 pytestmark = pytest.mark.django_db
@@ -100,25 +99,29 @@ def _authenticate(partner, secret, nonce):
                                 method="PUT", path=PATH, body=b"")  # fmt: skip
 
 
-def test_a_nonce_is_kept_in_redis_and_not_in_the_database(partner_pair, django_assert_num_queries):
+def test_partner_authenticate_takes_the_nonce_in_redis_in_one_command(partner_pair, django_assert_num_queries):
     partner, secret = partner_pair
-    with django_assert_num_queries(1):  # the partner; the nonce costs one Redis command
+    with django_assert_num_queries(1):  # the partner; the nonce costs one Redis command here
         assert _authenticate(partner, secret, "redis-nonce-1").partner == partner
-    assert not PartnerNonce.objects.exists()
     with pytest.raises(SignatureInvalid):
         _authenticate(partner, secret, "redis-nonce-1")
 
 
-def test_while_redis_is_away_nonces_go_to_the_database_and_back_into_redis_when_it_returns(partner_pair, monkeypatch):
+def test_while_redis_is_away_partner_authenticate_leaves_the_nonce_to_the_database(partner_pair, monkeypatch):
     partner, secret = partner_pair
-    backend = caches["default"]
-    monkeypatch.setattr(backend.breaker, "allow", lambda: False)  # the circuit is open: Redis is away
+    monkeypatch.setattr(caches["default"].breaker, "allow", lambda: False)  # the circuit is open: Redis is away
     assert _authenticate(partner, secret, "outage-nonce-1").partner == partner
-    assert list(PartnerNonce.objects.values_list("nonce", flat=True)) == ["outage-nonce-1"]
-    with pytest.raises(SignatureInvalid):  # another process would find it in the database too
-        _authenticate(partner, secret, "outage-nonce-1")
-    monkeypatch.undo()
-    cache_recovered.send(sender=type(backend), cache=backend)  # what the breaker sends on closing
-    PartnerNonce.objects.all().delete()  # Redis alone must now refuse the replay
-    with pytest.raises(SignatureInvalid):
-        _authenticate(partner, secret, "outage-nonce-1")
+    assert _authenticate(partner, secret, "outage-nonce-1").partner == partner  # the request records it (below)
+    assert not RequestNonce.objects.exists()
+
+
+def test_every_signed_request_records_its_nonce_in_the_database(client, partner_pair, monkeypatch):
+    """The database refuses a used nonce whatever Redis remembers (core/nonces.py)."""
+    partner, secret = partner_pair
+    headers = sign(partner, secret, "PUT", PATH, b'{"currency": "EUR"}')
+    assert put(client, headers).status_code == 201
+    assert RequestNonce.objects.filter(key=f"partner:{partner.pk}:{headers['HTTP_X_NONCE']}").exists()
+    monkeypatch.setattr(caches["default"].breaker, "allow", lambda: False)  # Redis away: it remembers nothing
+    replayed = put(client, headers)
+    assert replayed.status_code == 401 and replayed.json()["code"] == "signature_invalid"
+    assert "already used" in replayed.json()["detail"]

@@ -139,7 +139,7 @@ def test_round_open_claiming_takes_the_key_and_opens_the_round_in_one_statement(
     pair = seed_pair_active(player=player)
     with transaction.atomic():
         claim, opened = _open_claiming(player, table, _claim())
-        assert core_sql.idempotency_claimed(claim) == (True, None)
+        assert core_sql.idempotency_claimed(claim) == core_sql.Claim(True, None)
         assert (opened[0].pk, opened[1].pk) == (pair.pk, table.pk)
         with _other_connection() as other:  # both locks are held until the end of the transaction
             assert other.execute("SELECT pg_try_advisory_lock(%s)", [_claim()[0]]).fetchone() == (False,)
@@ -151,8 +151,8 @@ def test_round_open_claiming_takes_the_key_and_opens_the_round_in_one_statement(
 def test_round_open_claiming_leaves_the_pair_alone_for_a_stored_response_or_a_held_key():
     player, table = make_player(balance=1_000), TableFactory()
     pair = seed_pair_active(player=player)
-    core_sql.idempotency_store(scope="player:1", key="done", request_hash="h", status=201, body={"id": "r"},
-                               content_type="application/json")  # fmt: skip
+    core_sql.idempotency_store(scope="player:1", key="done", request_hash="h",
+                               answer=core_sql.StoredAnswer(201, '{"id":"r"}', {}))  # fmt: skip
     with _other_connection() as holder:
         holder.execute("SELECT 1 FROM casino_seedpair WHERE id = %s FOR UPDATE", [pair.pk])  # autocommit: let go
         holder.execute("BEGIN")
@@ -161,12 +161,12 @@ def test_round_open_claiming_leaves_the_pair_alone_for_a_stored_response_or_a_he
         with transaction.atomic(), connection.cursor() as cursor:  # neither waits for the pair held there
             cursor.execute("SET LOCAL lock_timeout = '2s'")
             claim, opened = _open_claiming(player, table, _claim("done"))
-            free, stored = core_sql.idempotency_claimed(claim)
-            assert free and stored[:2] == ("h", 201) and opened is None
+            free, stored, _taken = core_sql.idempotency_claimed(claim)
+            assert free and (stored[0], stored[1].status) == ("h", 201) and opened is None
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SET LOCAL lock_timeout = '2s'")
             claim, opened = _open_claiming(player, table, _claim("busy"))
-            assert core_sql.idempotency_claimed(claim) == (False, None) and opened is None
+            assert core_sql.idempotency_claimed(claim) == core_sql.Claim(False, None) and opened is None
         holder.execute("ROLLBACK")
 
 
@@ -175,13 +175,13 @@ def test_round_place_storing_writes_the_round_and_the_response_in_one_statement(
     pair = seed_pair_active(player=player)
     round_ = _round(player, table, pair)
     wallet, in_play = player_accounts_open(player=player)
-    store = core_sql.idempotency_store_params(scope="player:1", key="k", request_hash="h", status=201,
-                                              body={"id": str(round_.id)}, content_type="application/json")  # fmt: skip
+    answer = core_sql.StoredAnswer(201, f'{{"id":"{round_.id}"}}', {"Content-Type": "application/json"})
+    store = core_sql.idempotency_store_params(scope="player:1", key="k", request_hash="h", answer=answer)
     place = dict(audit={}, stake_key=f"round:{round_.id}:stake", stake_reason="main bet", wallet_id=wallet.pk,
                  in_play_id=in_play.pk, stake=100)  # fmt: skip
     assert sql.round_place(round_=round_, store=store, **place) is True
     assert Round.objects.filter(pk=round_.id).exists()
-    assert IdempotencyRecord.objects.get(scope="player:1", key="k").response_body == {"id": str(round_.id)}
+    assert IdempotencyRecord.objects.get(scope="player:1", key="k").response_text == answer.text
     again = _round(player, table, pair, nonce=1)  # a response is stored for the key already
     assert sql.round_place(round_=again, store=store, **{**place, "stake_key": f"round:{again.id}:stake"}) is False
 
@@ -255,7 +255,6 @@ def test_rounds_settle_pays_each_round_once_and_names_the_partners_that_take_web
     assert JournalEntry.objects.filter(idempotency_key__endswith=":settle").count() == 2
 
 
-
 def test_rounds_settle_posts_each_round_of_a_batch_as_its_own_entry():
     player, table = make_player(balance=1_000), TableFactory()
     now = timezone.now()
@@ -298,6 +297,7 @@ def test_rounds_settle_refuses_a_batch_whose_settlement_key_holds_other_content(
     assert refused.value.__cause__.sqlstate == "CSN03"
     assert set(Round.objects.values_list("status", flat=True)) == {"resolved"}
     assert not JournalEntry.objects.filter(idempotency_key=f"round:{first.id}:settle").exists()
+
 
 def test_rounds_settle_takes_the_oldest_first_and_at_most_its_limit():
     player, table = make_player(balance=1_000), TableFactory()

@@ -33,3 +33,10 @@ def test_a_database_connection_pool_only_when_asked_for():
     assert pooled == "6"
     assert production_setting("DATABASES['default']['CONN_MAX_AGE']", DATABASE_POOL="true") == "0"
     assert production_setting("DATABASES['default']['CONN_MAX_AGE']") == "600"
+
+
+def test_the_options_of_database_url_are_kept_beside_the_services_own():
+    url = "postgres://postgres@127.0.0.1:5432/casino?application_name=cw-web&sslmode=prefer"
+    options = production_setting("DATABASES['default']['OPTIONS']", DATABASE_URL=url)
+    assert "'application_name': 'cw-web'" in options and "'sslmode': 'prefer'" in options
+    assert "'server_side_binding': True" in options and "'prepare_threshold': 5" in options

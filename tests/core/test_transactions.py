@@ -2,12 +2,20 @@
 
 import types
 
+import psycopg
 import pytest
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 import core.transactions
-from core.transactions import atomic_step, connection_release_for_wait, refusals_roll_back_everything
+from core.transactions import (
+    CONFLICT_ATTEMPTS,
+    atomic_step,
+    connection_release_for_wait,
+    refusals_roll_back_everything,
+    retried_on_conflict,
+    retried_on_lost_connection,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -50,3 +58,59 @@ def test_a_connection_is_given_back_for_a_wait_only_to_a_pool_and_outside_a_tran
     fake.in_atomic_block = False
     connection_release_for_wait()
     assert closed == ([True] if pooled else [])
+
+
+def _conflict(sqlstate_error):
+    error = OperationalError(str(sqlstate_error))
+    error.__cause__ = sqlstate_error
+    return error
+
+
+@pytest.mark.parametrize("cause", [psycopg.errors.DeadlockDetected("d"), psycopg.errors.SerializationFailure("s")])
+def test_a_transaction_lost_to_another_is_run_again_a_few_times_then_its_error_raised(cause):
+    runs = []
+
+    def run():
+        runs.append(1)
+        raise _conflict(cause)
+
+    with pytest.raises(OperationalError):
+        retried_on_conflict(run, what="test")
+    assert len(runs) == CONFLICT_ATTEMPTS
+    runs.clear()
+    assert retried_on_conflict(lambda: runs.append(1) or (len(runs) == 1 and run()) or "done", what="t") == "done"
+
+
+def test_other_errors_and_transactions_nested_in_a_callers_are_not_run_again():
+    runs = []
+
+    def lost():
+        runs.append(1)
+        raise _conflict(psycopg.errors.DeadlockDetected("d"))
+
+    def other():
+        runs.append(1)
+        raise _conflict(psycopg.errors.UniqueViolation("u"))
+
+    with pytest.raises(OperationalError):
+        retried_on_conflict(other, what="test")
+    with transaction.atomic(), pytest.raises(OperationalError):
+        retried_on_conflict(lost, what="test")  # only the caller can run its whole transaction again
+    assert len(runs) == 2
+
+
+def test_a_transaction_whose_connection_was_lost_runs_once_more_on_a_new_one():
+    runs = []
+
+    def run():
+        runs.append(connection.connection)
+        if len(runs) == 1:
+            raise _conflict(psycopg.errors.AdminShutdown("terminating connection due to administrator command"))
+        return "recorded"
+
+    connection.ensure_connection()
+    assert retried_on_lost_connection(run, what="test") == "recorded"
+    assert len(runs) == 2 and runs[0] is not runs[1]  # a new connection
+    runs.clear()
+    with transaction.atomic(), pytest.raises(OperationalError):
+        retried_on_lost_connection(run, what="test")  # a caller's transaction is lost with it: not here

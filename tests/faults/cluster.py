@@ -133,6 +133,11 @@ class Cluster:
         text = self._services[name].log_path.read_text(errors="replace")
         return text[-chars:]
 
+    def starts(self, name: str) -> int:
+        """How many times the service was started (its first start included)."""
+        with self._lock:
+            return self._services[name].starts
+
     def pid(self, name: str) -> int:
         return self._services[name].process.pid
 

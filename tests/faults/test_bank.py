@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import os
 import signal
+import socket
 import threading
 import time
 from collections import Counter
@@ -86,14 +87,33 @@ def wait_for(condition, *, within: float, what: str, every: float = 0.2):
 
 
 def terminate_app_backends() -> int:
+    """Terminate the app's backends (known by their application_name); how many were terminated."""
     db = connection.settings_dict
     with psycopg.connect(host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"], dbname=db["NAME"],
                          autocommit=True) as admin:  # fmt: skip
         return admin.execute(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity"
             " WHERE application_name = %s AND datname = current_database()",
             [APP_NAME],
         ).fetchone()[0]
+
+
+def redis_answers(port: int) -> bool:
+    """Whether a Redis server answers PING on this port within half a second."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def process_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
 
 
 def test_money_holds_while_the_parts_of_the_service_fail(cluster, seamless_wallet, outbound_private, capsys):
@@ -166,13 +186,18 @@ def test_money_holds_while_the_parts_of_the_service_fail(cluster, seamless_walle
         return time.monotonic() - since
 
     heals: list[Heal] = []
+    proofs: Counter[str] = Counter()  # each fault, counted where it could be seen to have happened
     deaths: list[float] = []  # when a process that served requests was killed
     outages: list[tuple[float, float]] = []
     degraded_answers = []
     try:
         time.sleep(5)
 
+        worker_pid, worker_starts = cluster.pid("worker"), cluster.starts("worker")
         killed = cluster.kill("worker")
+        wait_for(lambda: process_gone(worker_pid), within=10, what="the worker was killed")
+        wait_for(lambda: cluster.starts("worker") > worker_starts, within=10, what="the worker was started again")
+        proofs["worker killed and started again"] += 1
         heals.append(Heal("Celery worker SIGKILLed (restarted after 1 s)", probe_settled(killed)))
 
         for number, how in enumerate(("killed", "frozen (SIGSTOP)", "killed"), start=1):
@@ -180,6 +205,7 @@ def test_money_holds_while_the_parts_of_the_service_fail(cluster, seamless_walle
             began = time.monotonic()
             cluster.redis.freeze() if how.startswith("frozen") else cluster.redis.stop()
             time.sleep(REDIS_DOWN_S / 2)
+            proofs["Redis outages (Redis did not answer)"] += not redis_answers(cluster.redis.port)
             degraded_answers.append(probe_api.once("GET", "/healthz/ready"))
             time.sleep(REDIS_DOWN_S / 2)
             cluster.redis.thaw() if how.startswith("frozen") else cluster.redis.start()
@@ -194,12 +220,14 @@ def test_money_holds_while_the_parts_of_the_service_fail(cluster, seamless_walle
         os.kill(victim, signal.SIGKILL)
         wait_for(lambda: len(cluster.web_workers()) == 2 and victim not in cluster.web_workers(), within=HEAL_WITHIN_S,
                  what="gunicorn replaced its worker")  # fmt: skip
+        proofs["gunicorn workers killed"] += process_gone(victim)
         heals.append(Heal("a gunicorn worker SIGKILLed", probe_settled(killed)))
 
         time.sleep(3)
         deaths.append(time.monotonic())
         terminated_at = time.monotonic()
         terminated = terminate_app_backends()
+        proofs["the app's PostgreSQL backends terminated"] += terminated
         heals.append(
             Heal("the app's PostgreSQL backends terminated", probe_settled(terminated_at), f"{terminated} backends")
         )
@@ -216,6 +244,15 @@ def test_money_holds_while_the_parts_of_the_service_fail(cluster, seamless_walle
     heals.append(Heal("backlog: every round decided and settled after the load stopped", time.monotonic() - stopped))
     cluster.stop()
     connection.close()
+
+    # Every fault happened (a fault that misses its target proves nothing about surviving it).
+    assert proofs == {
+        "worker killed and started again": 1, "Redis outages (Redis did not answer)": 3, "gunicorn workers killed": 1,
+        "the app's PostgreSQL backends terminated": proofs["the app's PostgreSQL backends terminated"],
+    }, proofs  # fmt: skip
+    assert proofs["the app's PostgreSQL backends terminated"] >= 2, (
+        "no backend of the app was terminated"
+    )  # web, worker
 
     # No 5xx outside the instant a process died; every 5xx is problem+json with a request id.
     server_errors = [a for a in ledger.answers if a.status is not None and a.status >= 500]

@@ -3,6 +3,8 @@
 Issue #16 items 1 and 2: throttles read the cache on every request, and queueing a settlement
 runs after the commit; neither may turn a committed round into a 500."""
 
+import socket
+
 import pytest
 from django.core.cache import caches
 
@@ -20,7 +22,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def dead_redis(settings, eager_celery):
     """The cache and the Celery broker both point at a port where nothing listens."""
-    url = f"redis://127.0.0.1:{free_port()}/0"
+    port = free_port()
+    with pytest.raises(OSError):  # the outage is real: nothing answers there
+        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+    url = f"redis://127.0.0.1:{port}/0"
     previous_pool = eager_celery._pool
     eager_celery.conf.task_always_eager = False
     eager_celery.conf.broker_url = url
@@ -58,6 +63,7 @@ def test_rounds_are_placed_and_decided_with_redis_down_and_settled_when_the_swee
     assert client.get("/api/v1/tables/").status_code == 200
     assert client.get("/api/v1/wallet/").status_code == 200
     set_next_round(player, tie=False)
+    assert caches["default"].status()["state"] == "open"  # the cache found Redis gone before anything below
     placed = place(client, table, "outage-1")
     assert placed.status_code == 201, placed.content
     set_next_round(player, tie=True)
@@ -68,7 +74,6 @@ def test_rounds_are_placed_and_decided_with_redis_down_and_settled_when_the_swee
         HTTP_IDEMPOTENCY_KEY="outage-3",
     )  # fmt: skip
     assert decided.status_code == 200, decided.content
-    assert caches["default"].status()["state"] == "open"
     assert Round.objects.filter(status=RoundStatus.RESOLVED).count() == 2  # nothing settled them yet
     assert rounds_settle_overdue(older_than_s=0) == 2  # the sweeper (beat) catches up
     assert ledger_verify().ok

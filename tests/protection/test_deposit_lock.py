@@ -8,6 +8,7 @@ import psycopg
 import pytest
 from django.db import connection, transaction
 
+from ledger.services import outside_account
 from protection.services import protection_check_deposit
 from tests.factories import make_player
 
@@ -21,7 +22,7 @@ def test_a_deposit_in_progress_leaves_foreign_key_checks_on_the_player_free():
     def deposit_in_progress():
         try:
             with transaction.atomic():
-                protection_check_deposit(player=player, amount=100)
+                protection_check_deposit(player=player, amount=100, source=outside_account(currency="EUR"))
                 holding.set()
                 release.wait(timeout=10)
         finally:

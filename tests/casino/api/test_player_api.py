@@ -10,6 +10,7 @@ from accounts.services import partner_create
 from accounts.tokens import token_issue
 from casino.models import Round, RoundStatus
 from core.actors import Actor
+from core.models import RequestNonce
 from ledger.selectors import player_wallet_summary
 from ledger.services import wallet_deposit
 from ledger.verification import ledger_verify
@@ -229,6 +230,45 @@ def test_a_refusal_is_replayed_too(player_client, table):
     assert again.status_code == first.status_code == 422 and again.json() == first.json()
 
 
+REPLAYED_HEADERS = ("Content-Type", "Content-Language", "X-Request-ID")
+
+
+def assert_replay_of(again, first):
+    """API.md: a replay is the first answer's bytes and headers, with `Idempotent-Replayed: true`;
+    the replaying request's own id beside the first one's."""
+    assert again.status_code == first.status_code and again.content == first.content
+    assert {h: again.get(h) for h in REPLAYED_HEADERS} == {h: first.get(h) for h in REPLAYED_HEADERS}
+    assert again["Idempotent-Replayed"] == "true" and not first.has_header("Idempotent-Replayed")
+    assert again["X-Replay-Request-ID"] not in ("", first["X-Request-ID"])
+    assert not first.has_header("X-Replay-Request-ID")
+
+
+def place_with(client, table, *, main=1000, key, **headers):
+    return client.post("/api/v1/rounds/", {"table": str(table.pk), "main_bet": main}, content_type="application/json",
+                       HTTP_IDEMPOTENCY_KEY=key, **headers)  # fmt: skip
+
+
+def test_a_replay_is_the_first_answers_bytes_and_headers(player_client, player, table, caplog):
+    set_next_round(player, tie=False)
+    first = place_with(player_client, table, key="bytes", HTTP_X_REQUEST_ID="first-request")
+    with caplog.at_level("INFO", logger="core.idempotency"):
+        again = place_with(player_client, table, key="bytes", HTTP_X_REQUEST_ID="second-request",
+                           HTTP_ACCEPT_LANGUAGE="es")  # fmt: skip
+    assert first.status_code == 201 and first["X-Request-ID"] == "first-request"
+    assert_replay_of(again, first)
+    assert again["X-Replay-Request-ID"] == "second-request"
+    replayed = [r for r in caplog.records if "replaying the first answer" in r.getMessage()]
+    assert replayed and replayed[0].request_id == "second-request" and "first-request" in replayed[0].getMessage()
+
+
+def test_a_replayed_refusal_is_its_bytes_in_the_first_requests_language(player_client, table):
+    first = place_with(player_client, table, main=50, key="bad-es", HTTP_ACCEPT_LANGUAGE="es")
+    again = place_with(player_client, table, main=50, key="bad-es", HTTP_ACCEPT_LANGUAGE="en")
+    assert first.status_code == 422 and first["Content-Language"] == "es"
+    assert_replay_of(again, first)
+    assert again.json()["request_id"] == again["X-Request-ID"]  # the body and the header name the same request
+
+
 def test_same_key_other_body_is_a_conflict(player_client, player, table):
     set_next_round(player, tie=False)
     place(player_client, table, main=1000, key="k")
@@ -272,7 +312,8 @@ def test_a_response_stored_meanwhile_wins_over_the_second_run(player_client, pla
     set_next_round(player, tie=False)
     first = place(player_client, table, key="race")
     after_first = player_wallet_summary(player=player)
-    monkeypatch.setattr(idempotency.sql, "idempotency_claimed", lambda row: (True, None))  # it looked too early
+    looked_too_early = idempotency.sql.Claim(True, None)
+    monkeypatch.setattr(idempotency.sql, "idempotency_claimed", lambda row: looked_too_early)
     assert_problem(place(player_client, table, key="race"), 409, "idempotency_in_flight")
     assert player_wallet_summary(player=player) == after_first
     monkeypatch.undo()
@@ -396,7 +437,8 @@ def test_placing_a_round_stays_within_its_statement_budget(player_client, player
 
 @pytest.mark.django_db(transaction=True)
 def test_a_partners_round_reads_the_partner_and_its_player_in_one_statement(client, table):
-    """A signed request's nonce goes to Redis, not to the database; the partner and the player it
+    """A signed request's nonce is recorded in the database by the round's first statement, with
+    the Idempotency-Key's claim (core/nonces.py): no statement more; the partner and the player it
     acts for are one statement, read by the first request and then remembered (accounts/auth_cache.py)."""
     partner, secret = partner_create(name="Budget Casino")
     partner_player_upsert(partner=partner, external_id="budget-1", currency="EUR")
@@ -407,7 +449,9 @@ def test_a_partners_round_reads_the_partner_and_its_player_in_one_statement(clie
     set_next_round(player, tie=False)
     assert api.post(path, {"table": str(table.pk), "main_bet": 100}, HTTP_IDEMPOTENCY_KEY="warm").status_code == 201
     set_next_round(player, tie=False)
+    nonces = RequestNonce.objects.count()
     with CaptureQueriesContext(connection) as statements:
         assert api.post(path, {"table": str(table.pk), "main_bet": 100}, HTTP_IDEMPOTENCY_KEY="n").status_code == 201
     sql = [q["sql"].split(" ", 1)[0] for q in statements.captured_queries]
     assert sql[: sql.index("COMMIT") + 1] == ["BEGIN", "SELECT", "SELECT", "COMMIT"]
+    assert RequestNonce.objects.count() == nonces + 1

@@ -11,7 +11,15 @@ from django.utils import timezone
 from casino.engine import shoe, shuffle
 from casino.engine.fairness import HmacStream
 from casino.models import Round, RoundStatus, ShoeState
-from casino.services.rounds import round_decide, round_place, rounds_decide_timed_out
+from casino.services.rounds import (
+    DEADLINE_HOP_S,
+    DEADLINE_MARGIN_S,
+    DECIDE_WHEN_DUE_TASK,
+    round_decide,
+    round_decide_when_due,
+    round_place,
+    rounds_decide_timed_out,
+)
 from casino.services.settlement import rounds_settle_overdue
 from core.actors import Actor
 from core.models import AuditEvent
@@ -156,3 +164,47 @@ def test_decision_values_follow_the_cards_seen(db):
 
     values = round_decision_values(round_)
     assert values["surrender"] == -0.5 and -0.40 < values["war"] < -0.38
+
+
+# --- deadlines without beat (issue #33 item 3) ----------------------------------------------------------
+
+
+@pytest.fixture
+def sent_tasks(eager_celery, monkeypatch):
+    """A broker that records what is queued instead of sending it."""
+    eager_celery.conf.task_always_eager = False
+    sent = []
+    monkeypatch.setattr(eager_celery, "send_task", lambda name, args=None, countdown=None, **kwargs: sent.append(
+        (name, args, countdown)))  # fmt: skip
+    return sent
+
+
+def test_a_tie_asks_a_worker_for_the_house_rule_at_its_deadline(sent_tasks, django_capture_on_commit_callbacks):
+    table = TableFactory(max_tie_bet=0, decision_timeout_s=30)
+    player = make_player(balance=10_000)
+    set_next_round(player, tie=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        tie = round_place(player=player, table_id=table.pk, main_bet=100, actor=Actor.player(player))
+    deadlines = [task for task in sent_tasks if task[0] == DECIDE_WHEN_DUE_TASK]
+    assert len(deadlines) == 1 and deadlines[0][1] == [str(tie.pk)]
+    assert 29 < deadlines[0][2] <= 30 + DEADLINE_MARGIN_S
+    set_next_round(player, tie=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        round_place(player=player, table_id=table.pk, main_bet=100, actor=Actor.player(player))
+    assert [task for task in sent_tasks if task[0] == DECIDE_WHEN_DUE_TASK] == deadlines  # a resolved round: none
+
+
+def test_the_deadline_task_takes_the_house_rule_once_due_and_comes_back_when_early(sent_tasks):
+    table = TableFactory(max_tie_bet=0, decision_timeout_s=600)
+    player = make_player(balance=10_000)
+    set_next_round(player, tie=True)
+    tie = round_place(player=player, table_id=table.pk, main_bet=100, actor=Actor.player(player))
+    sent_tasks.clear()
+    assert round_decide_when_due(round_id=str(tie.pk)) == 0  # early (a long wait is taken in hops)
+    assert sent_tasks == [(DECIDE_WHEN_DUE_TASK, [str(tie.pk)], DEADLINE_HOP_S + DEADLINE_MARGIN_S)]
+    Round.objects.filter(pk=tie.pk).update(decision_deadline=timezone.now() - timedelta(seconds=1))
+    assert round_decide_when_due(round_id=str(tie.pk)) == 1
+    decided = Round.objects.get(pk=tie.pk)
+    assert decided.decision_timed_out and decided.status != RoundStatus.AWAITING_DECISION
+    assert round_decide_when_due(round_id=str(tie.pk)) == 0  # decided: nothing more
+    assert round_decide_when_due(round_id="not-a-round") == 0

@@ -16,16 +16,19 @@ import uuid
 from datetime import timedelta
 from io import StringIO
 
+import psycopg
 import pytest
 from django.core.management import call_command
-from django.db import connection, connections
+from django.db import OperationalError, connection, connections
 from django.test import Client
 from django.utils import timezone
 
+import casino.api.rounds
 from accounts.models import Partner, Player
 from casino.models import Round, RoundStatus, WalletCall
+from casino.services import wallets
 from casino.services.rounds import rounds_decide_timed_out
-from casino.services.seamless import _stake_claim
+from casino.services.seamless import _raise_claim, _stake_claim
 from casino.services.wallets import (
     CALL_LEASE_S,
     DEBIT_LEASE_S,
@@ -242,6 +245,11 @@ def test_a_503_is_the_requests_answer_and_its_retry_gets_it_again(seamless, tabl
     again = place(api, key="same", table=table)
     assert first.status_code == again.status_code == 503
     assert len(calls_named(wallet, "debit")) == 1
+    # API.md: the first answer's bytes and headers, Retry-After and the first request id included.
+    assert again.content == first.content and again["Idempotent-Replayed"] == "true"
+    assert again["Retry-After"] == first["Retry-After"] == "5"
+    assert again["X-Request-ID"] == first["X-Request-ID"] == first.json()["request_id"] == again.json()["request_id"]
+    assert again["X-Replay-Request-ID"] != first["X-Request-ID"]
 
 
 def test_a_retry_after_the_first_request_died_repeats_the_same_debit(seamless, table):
@@ -264,6 +272,65 @@ def test_a_retry_after_the_first_request_died_repeats_the_same_debit(seamless, t
     assert [c.body["transaction_id"] for c in debits] == [died.transaction_id] * 2
     assert [c.repeat for c in debits] == [False, True]  # the second answered from the first: money moved once
     assert sum(c.moved for c in debits) == -1_000
+    _books_whole()
+
+
+def test_a_retry_right_after_the_first_request_died_continues_its_debit_at_once(seamless, table):
+    """Issue #33 item 4: a retry came back `409 idempotency_in_flight` until the dead request's 30 s
+    lease ran out. Now it sends the same debit again at once and acts on the partner's answer."""
+    partner, api, wallet = seamless
+    body = f'{{"table": {table.pk}, "main_bet": 1000, "tie_bet": 0}}'.encode()
+    request_hash = _hash_of(f"{BASE}/{PLAYER}/rounds/", body)
+    died = _stake_claim(player=_player(), amount=1_000, scope=f"partner:{partner.pk}", key="k-fresh",
+                        request_hash=request_hash)  # fmt: skip
+    assert wallet_debit_send(call=died).status_code == 200  # the partner took it; our process died here
+    assert WalletCall.objects.get(pk=died.pk).next_attempt_at > timezone.now()  # its lease still runs
+    started = time.monotonic()
+    answer = api.client.post(f"{BASE}/{PLAYER}/rounds/", data=body, content_type="application/json",
+                             HTTP_IDEMPOTENCY_KEY="k-fresh",
+                             **_signed(partner, "POST", f"{BASE}/{PLAYER}/rounds/", body))  # fmt: skip
+    assert answer.status_code == 201, answer.content
+    assert time.monotonic() - started < 3
+    assert answer.json()["id"] == str(died.round_id)
+    debits = calls_named(wallet, "debit")
+    assert [c.body["transaction_id"] for c in debits] == [died.transaction_id] * 2
+    assert sum(c.moved for c in debits) == -1_000
+    _books_whole()
+
+
+def test_a_retry_after_a_database_failure_past_the_debit_places_the_round_at_once(seamless, table, monkeypatch):
+    """The partner debited, then our database failed in the transaction that places the round (a
+    503 `service_unavailable`, nothing stored): the retry with the same key places it at once."""
+    _partner, api, wallet = seamless
+    real = casino.api.rounds.seamless_round_place
+
+    def database_gone(**kwargs):
+        raise OperationalError("the connection to the server was lost")
+
+    monkeypatch.setattr(casino.api.rounds, "seamless_round_place", database_gone)
+    failed = place(api, key="k-db", table=table)
+    assert failed.status_code == 503 and failed.json()["code"] == "service_unavailable"
+    assert WalletCall.objects.get(kind="debit").status == "pending"  # the debit's fate is the retry's to settle
+    monkeypatch.setattr(casino.api.rounds, "seamless_round_place", real)
+    retried = place(api, key="k-db", table=table)
+    assert retried.status_code == 201, retried.content
+    assert WalletCall.objects.get(kind="debit").status == "acknowledged"
+    assert sum(c.moved for c in calls_named(wallet, "debit")) == -1_000  # debited once
+    _books_whole()
+
+
+def test_a_war_retried_after_its_request_died_continues_the_same_raise_debit(seamless, table):
+    _partner, api, wallet = seamless
+    set_next_round(_player(), tie=True, player_wins=True)
+    round_ = place(api, key="r-1", table=table).json()
+    died = _raise_claim(player=_player(), round_id=round_["id"])  # a decision's request, which then died
+    assert wallet_debit_send(call=died).status_code == 200
+    answer = api.post(f"{BASE}/{PLAYER}/rounds/{round_['id']}/decision/", {"action": "war"},
+                      HTTP_IDEMPOTENCY_KEY="d-again")  # fmt: skip
+    assert answer.status_code == 200, answer.content
+    raises = [c for c in calls_named(wallet, "debit") if c.body["kind"] == "raise"]
+    assert {c.body["transaction_id"] for c in raises} == {f"{uuid.UUID(round_['id']).hex}-raise"}
+    assert sum(c.moved for c in raises) == -1_000
     _books_whole()
 
 
@@ -424,6 +491,36 @@ def test_a_credit_whose_worker_died_is_sent_by_the_sweeper(seamless, table):
     assert wallet.balance(player=PLAYER, currency="EUR") == 101_000
     assert [c.status for c in calls_named(wallet, "credit")] == [None, 200]
     assert WalletCall.objects.get(pk=credit.pk).status == "acknowledged"
+
+
+def test_a_credit_answered_while_the_database_connection_was_cut_is_recorded_at_once(seamless, table, monkeypatch):
+    """The fault suite, terminating the app's backends, found a credit whose connection was cut
+    while the partner answered: it waited out its 30 s lease. Its answer is now recorded on a new
+    connection."""
+    _partner, api, wallet = seamless
+    set_next_round(_player(), tie=False, player_wins=True)
+    wallet.fail(Fault.DROP, calls={"credit"}, times=1)
+    place(api, key="r-1", table=table)
+    credit = WalletCall.objects.get(kind="credit")
+    WalletCall.objects.filter(pk=credit.pk).update(next_attempt_at=timezone.now())
+    real_post, terminated = wallets.wallet_post, []
+
+    def answered_then_cut(**kwargs):
+        answer = real_post(**kwargs)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            pid = cursor.fetchone()[0]
+        db = connection.settings_dict
+        with psycopg.connect(host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"],
+                             dbname=db["NAME"], autocommit=True) as admin:  # fmt: skip
+            terminated.append(admin.execute("SELECT pg_terminate_backend(%s)", [pid]).fetchone()[0])
+        return answer
+
+    monkeypatch.setattr(wallets, "wallet_post", answered_then_cut)
+    assert wallet_call_send(call_id=credit.pk) is True
+    assert terminated == [True]  # the fault happened
+    assert WalletCall.objects.get(pk=credit.pk).status == "acknowledged"
+    assert wallet.balance(player=PLAYER, currency="EUR") == 101_000
 
 
 def test_the_task_of_a_credit_another_sender_holds_sends_nothing(seamless, table):
