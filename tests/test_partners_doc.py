@@ -216,7 +216,8 @@ def test_the_launch_examples_frame_the_table_from_another_site(blocking_chromium
         page.click("#demo")
         page.frame_locator("#game").locator(".demo-badge").wait_for()
         page.wait_for_function("document.querySelectorAll('#events li[data-type=ready]').length === 2")
-        assert "1,000.00 EUR" in page.inner_text("#balance") or page.inner_text("#balance") == "1000.00 EUR"
+        # The demo table's balance arrives in its own balance.changed event, after its ready.
+        page.wait_for_function("document.getElementById('balance').textContent === '1000.00 EUR'")
         assert GameSession.objects.filter(demo=True, partner=partner).count() == 1
     finally:
         context.close()

@@ -73,12 +73,12 @@ class Floor:
 
 def transfer_in(floor: Floor, n: int) -> None:
     partner_transfer(partner=floor.partner, player=floor.player, direction=TransferDirection.IN, amount=100,
-                     reference=f"in-{n}")  # fmt: skip
+                     reference=f"in-{floor.player.external_id}-{n}-{uuid.uuid4().hex[:8]}")  # fmt: skip
 
 
 def transfer_out(floor: Floor, n: int) -> None:
     partner_transfer(partner=floor.partner, player=floor.player, direction=TransferDirection.OUT, amount=100,
-                     reference=f"out-{n}")  # fmt: skip
+                     reference=f"out-{floor.player.external_id}-{n}-{uuid.uuid4().hex[:8]}")  # fmt: skip
 
 
 def place(floor: Floor, n: int) -> None:
@@ -133,7 +133,7 @@ def floors(no_broker, play_money):
     made = []
     for player in (before, after):
         partner_transfer(partner=partner, player=player, direction=TransferDirection.IN, amount=500_000,
-                         reference="opening")  # fmt: skip
+                         reference=f"opening-{player.external_id}")  # fmt: skip
         made.append(Floor(partner=partner, player=player, table=table, staff=staff))
     return made
 
@@ -218,7 +218,7 @@ def test_a_transfer_in_being_checked_and_a_transfer_out_wait_for_each_other_in_o
     deposit.join(timeout=20)
     withdrawal.join(timeout=20)
     assert not failures, failures
-    assert Transfer.objects.filter(player=floor.player).exclude(reference="opening").count() == 2
+    assert Transfer.objects.filter(player=floor.player).exclude(reference__startswith="opening").count() == 2
 
 
 # --- a seamless partner's player: its stakes and raises funded from the partner's wallet ------------
