@@ -23,6 +23,7 @@ from accounts.usernames import username_is_valid, username_look_alikes, username
 from core.actors import Actor, ActorType
 from core.attempts import attempt_failed, attempts_clear, attempts_exhausted
 from core.audit import audit_record
+from core.client_address import client_address
 from core.errors import InvalidCredentials, InvalidInput, TooManyAttempts, UsernameTaken
 from core.outbound import outbound_url_validate
 from ledger.money import format_money
@@ -118,10 +119,6 @@ SIGN_IN_FAILURES_ALLOWED = 10  # per address and username, per 15 minutes
 SIGN_UPS_ALLOWED = 20  # per address, per 15 minutes
 
 
-def _address(request) -> str:
-    return (request.META.get("REMOTE_ADDR", "") if request is not None else "")[:45]
-
-
 EMAIL_MAX_LENGTH = User._meta.get_field("email").max_length
 PASSWORD_MAX_LENGTH = 256  # hashing costs CPU per character: a sign-in is no place for megabytes
 
@@ -152,7 +149,7 @@ def player_signup(*, username: str, password: str, email: str = "", request=None
     (NFKC) and not reading like one taken (accounts/usernames.py), a strong password without
     control characters, an e-mail the account can hold. Sign-ups from one address are counted,
     successful or not, and refused beyond SIGN_UPS_ALLOWED."""
-    attempts = f"signup:{_address(request)}"
+    attempts = f"signup:{client_address(request)}"
     if attempts_exhausted(key=attempts, limit=SIGN_UPS_ALLOWED):
         raise TooManyAttempts(gettext("Too many sign-ups from this address. Wait a few minutes and try again."))
     attempt_failed(key=attempts)
@@ -195,14 +192,14 @@ def player_authenticate(*, request, username: str, password: str) -> Player | No
     if not _encodable(username) or not _encodable(password) or len(password) > PASSWORD_MAX_LENGTH:
         return None  # no account has such a name or password
     username = username_normalize(username)
-    attempts = f"signin:{_address(request)}:{username.lower()}"
+    attempts = f"signin:{client_address(request)}:{username.lower()}"
     if attempts_exhausted(key=attempts, limit=SIGN_IN_FAILURES_ALLOWED):
         raise TooManyAttempts(gettext("Too many failed attempts. Wait a few minutes and try again."))
     user = authenticate(request, username=username, password=password)  # a failure is audited (signals.py)
     player = getattr(user, "player", None) if user is not None else None
     if user is not None and (player is None or user.is_staff or user.is_superuser):
         audit_record(actor_type="anonymous", actor_id=username, action="sign_in.not_a_player", obj_type="user",
-                     obj_id=user.pk, ip=_address(request))  # fmt: skip
+                     obj_id=user.pk, ip=client_address(request))  # fmt: skip
         player = None
     if player is None or not user.is_active:
         attempt_failed(key=attempts)

@@ -255,6 +255,11 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+# The operator's reverse proxies and load balancers (addresses or networks, comma-separated). Only
+# when the peer is one of them is X-Forwarded-For read, and then only the hops they appended
+# (core/client_address.py); otherwise rate limits and attempt counters count by REMOTE_ADDR.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", "")
+
 # Production hardening; `manage.py check --deploy` passes with DEBUG off.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=not DEBUG)

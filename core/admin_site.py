@@ -16,6 +16,7 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from core.attempts import attempt_failed, attempts_clear, attempts_exhausted
 from core.audit import audit_record
+from core.client_address import client_address
 
 STAFF_SIGN_IN_FAILURES_ALLOWED = 10  # per address and username, per 15 minutes: as players' sign-ins
 SIGN_IN_REFUSED = gettext_lazy("Enter the username, the password and the current code of a staff account.")
@@ -35,7 +36,7 @@ class StaffSignInForm(OTPAdminAuthenticationForm):
     )  # fmt: skip
 
     def _address(self) -> str:
-        return (self.request.META.get("REMOTE_ADDR", "") if self.request else "")[:45]
+        return client_address(self.request)
 
     def _audit(self, action: str, username: str, user=None) -> None:
         audit_record(actor_type="anonymous", actor_id=username or "-", action=action, obj_type="user",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 
 from core.cache import cache_rate_limit
+from core.client_address import client_address
 
 
 class CellRateThrottle(SimpleRateThrottle):
@@ -30,6 +31,11 @@ class CellRateThrottle(SimpleRateThrottle):
 
     def wait(self) -> float:
         return self.wait_s
+
+    def get_ident(self, request) -> str:
+        """The caller's address (core/client_address.py): DRF's own reads X-Forwarded-For as the
+        caller wrote it, so a new forged address per request would pass any limit."""
+        return client_address(request)
 
 
 class PlayerRateThrottle(CellRateThrottle, UserRateThrottle):
