@@ -5,7 +5,9 @@ and strict OpenAPI 3.0 tools and client generators read it right:
   Accept the API cannot answer 406, too many requests 429, malformed input 400);
 * a nullable field carries its own `type` (OpenAPI 3.0.3: `nullable` means nothing without one),
   so a nullable object is written out where it is used and a nullable enum lists null;
-* a page's GET is a `..._list` operation.
+* a page's GET is a `..._list` operation;
+* a request body's object declares every field it takes (`additionalProperties: false`): the API
+  refuses any other (core/api.py `validated`).
 """
 
 from __future__ import annotations
@@ -78,15 +80,29 @@ def _strict_nullable(schema, components: dict):
         # {"allOf": [{"$ref": X}], "nullable": true}: X written out, nullable.
         target = copy.deepcopy(_resolve(schema.pop("allOf")[0], components))
         schema = {**_strict_nullable(target, components), **schema}
-    elif "oneOf" in schema and any(
-        _resolve(option, components).get("enum") == [None] for option in schema["oneOf"]
-    ):
+    elif "oneOf" in schema and any(_resolve(option, components).get("enum") == [None] for option in schema["oneOf"]):
         # {"oneOf": [{"$ref": SomeEnum}, {"$ref": NullEnum}], "nullable": true}: one enum with null.
         options = [_resolve(option, components) for option in schema.pop("oneOf")]
         values = [value for option in options for value in option.get("enum", []) if value is not None]
         kind = next(option["type"] for option in options if "type" in option)
         schema = {"type": kind, "enum": [*values, None], **schema}
     return schema
+
+
+def _closed(schema: dict, components: dict, seen: set[str]) -> None:
+    """A request body's object and the objects of its fields take no field they do not declare."""
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        if name in seen or name not in components:
+            return
+        seen.add(name)
+        schema = components[name]
+    for option in schema.get("allOf", []) + schema.get("oneOf", []) + schema.get("anyOf", []):
+        _closed(option, components, seen)
+    if schema.get("type") == "object" and "properties" in schema:
+        schema.setdefault("additionalProperties", False)
+        for field in schema["properties"].values():
+            _closed(field, components, seen)
 
 
 def strict_openapi(result, generator, request, public):
@@ -102,6 +118,7 @@ def strict_openapi(result, generator, request, public):
                     media["schema"] = _strict_nullable(media["schema"], components)
             for media in operation.get("requestBody", {}).get("content", {}).values():
                 media["schema"] = _strict_nullable(media["schema"], components)
+                _closed(media["schema"], components, set())
     for name, schema in list(components.items()):
         components[name] = _strict_nullable(schema, components)
     if "NullEnum" in components and "NullEnum" not in repr(result["paths"]) + repr(
