@@ -50,6 +50,12 @@ def _object_of_unique_keys(pairs: list[tuple[str, object]]) -> dict:
     return found
 
 
+def json_loads_strict(text: str | bytes):
+    """JSON as the API reads it: no NaN or Infinity, no object naming a key twice (`DuplicateKey`);
+    any refusal is a ValueError (RecursionError beyond a thousand levels, as `json.loads`)."""
+    return json.loads(text, parse_constant=strict_constant, object_pairs_hook=_object_of_unique_keys)
+
+
 class JsonParser(JSONParser):
     """JSON as DRF parses it (strict: no NaN or Infinity), refusing an object that names a key
     twice (`invalid_input` naming the key) and bodies nested too deeply: Python's decoder raises
