@@ -196,7 +196,7 @@ def _banner(*, base: str, urls: dict[str, str], var: Path) -> str:
     API docs         {base}/api/docs/
     Health           {base}/healthz
 {servers}
-    Celery           worker and beat, logs in {var / 'worker.log'} and {var / 'beat.log'}
+    Celery           worker and beat, logs in {var / "worker.log"} and {var / "beat.log"}
 
   The current TOTP code of a staff login, and other management commands (in another terminal):
     $ bin/manage staff_totp --username operator --code
@@ -221,7 +221,8 @@ def main() -> int:
         with embedded_servers(**servers_wanted(), var=var) as urls:
             dotenv_prepare(settings=urls)
             env = {**os.environ, **urls, "PYTHONUNBUFFERED": "1"}
-            for step in (["migrate", "--noinput"], ["demo_data"]):
+            # bin/serve is the demo: its demo logins are meant, whatever DEBUG says.
+            for step in (["migrate", "--noinput"], ["demo_data", "--yes-demo-logins"]):
                 subprocess.run([python, "manage.py", *step], cwd=ROOT, env=env, check=True)
             celery = [python, "-m", "celery", "-A", "config"]
             supervisor = Supervisor(
