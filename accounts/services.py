@@ -21,7 +21,7 @@ from accounts.roles import AUDITOR, OPERATOR, SUPPORT
 from accounts.tokens import token_issue
 from accounts.usernames import username_is_valid, username_look_alikes, username_normalize
 from core.actors import Actor, ActorType
-from core.attempts import attempt_failed, attempts_clear, attempts_exhausted
+from core.attempts import attempt_failed, attempts_clear, attempts_exhausted, password_check_allowed
 from core.audit import audit_record
 from core.client_address import client_address
 from core.errors import InvalidCredentials, InvalidInput, TooManyAttempts, UsernameTaken
@@ -152,6 +152,8 @@ def player_signup(*, username: str, password: str, email: str = "", request=None
     attempts = f"signup:{client_address(request)}"
     if attempts_exhausted(key=attempts, limit=SIGN_UPS_ALLOWED):
         raise TooManyAttempts(gettext("Too many sign-ups from this address. Wait a few minutes and try again."))
+    if not password_check_allowed(address=client_address(request)):
+        raise TooManyAttempts(gettext("Too many attempts from this address. Wait a minute and try again."))
     attempt_failed(key=attempts)
     username = username_normalize(username) if _encodable(username) else ""
     if not username_is_valid(username):
@@ -195,6 +197,8 @@ def player_authenticate(*, request, username: str, password: str) -> Player | No
     attempts = f"signin:{client_address(request)}:{username.lower()}"
     if attempts_exhausted(key=attempts, limit=SIGN_IN_FAILURES_ALLOWED):
         raise TooManyAttempts(gettext("Too many failed attempts. Wait a few minutes and try again."))
+    if not password_check_allowed(address=client_address(request)):
+        raise TooManyAttempts(gettext("Too many attempts from this address. Wait a minute and try again."))
     user = authenticate(request, username=username, password=password)  # a failure is audited (signals.py)
     player = getattr(user, "player", None) if user is not None else None
     if user is not None and (player is None or user.is_staff or user.is_superuser):

@@ -201,8 +201,15 @@ def match_get(*, match_id: str, player) -> Match | None:
     return match
 
 
-def match_representation(match: Match, replay) -> dict:
-    """The match with its deal, battles, full event log and, in Steal War, the pending question."""
+MATCH_PAGE_BATTLES = 1_000  # battles (with their events) in one answer, unless the caller asks fewer or more
+MATCH_PAGE_MAX = 2_000  # about 1.2 MB of JSON at most (four seats); a page is a replay of the whole match
+
+
+def match_representation(match: Match, replay, *, offset: int = 0, limit: int = MATCH_PAGE_BATTLES) -> dict:
+    """The match with its deal, a page of its battles (from `offset`, at most `limit`) and their
+    events, and, in Steal War, the pending question. The first page also has the events before
+    the first battle; the last one every event after its battles (a paused battle's).
+    `page.next_offset`: where the next page starts, None on the last."""
     pending = replay.pending
     question = None
     if isinstance(pending, StealView):
@@ -222,6 +229,12 @@ def match_representation(match: Match, replay) -> dict:
     finished = match.status == MatchStatus.FINISHED
     revealed = finished or match.human_seat is None  # a person deciding must not see what comes next
     game = replay.game
+    total = len(replay.battles)
+    last_page = offset + limit >= total
+    events = [
+        e.as_json() for e in replay.events
+        if (e.battle > offset or offset == 0) and (last_page or e.battle <= offset + limit)
+    ]  # fmt: skip
     return {
         "id": str(match.id),
         "preset": match.preset,
@@ -238,8 +251,14 @@ def match_representation(match: Match, replay) -> dict:
         "deal": [[ALL_CARDS[c].code for c in stock] for stock in replay.deal] if revealed else None,
         "deal_counts": [len(stock) for stock in replay.deal],
         "result": game.result.as_json() if game is not None else None,
-        "battles": [b.as_json() for b in replay.battles],
-        "events": [e.as_json() for e in replay.events],
+        "battles": [b.as_json() for b in replay.battles[offset : offset + limit]],
+        "events": events,
+        "page": {
+            "offset": offset,
+            "limit": limit,
+            "battles": total,
+            "next_offset": None if last_page else offset + limit,
+        },
         "pending": question,
         "created_at": rfc3339(match.created_at),
         "finished_at": rfc3339(match.finished_at),

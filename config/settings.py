@@ -177,6 +177,10 @@ REST_FRAMEWORK = {
         "user": os.environ.get("THROTTLE_PLAYER", "1200/min"),
         "partner": os.environ.get("THROTTLE_PARTNER", "12000/min"),
         "matches": os.environ.get("THROTTLE_MATCHES", "120/min"),
+        # War matches are replayed on every read: battles per caller, and for all anonymous callers
+        # together (a battle with its events costs about 50 us of CPU; casino/api/matches.py).
+        "match_battles": os.environ.get("THROTTLE_MATCH_BATTLES", "40000/min"),
+        "match_battles_anonymous": os.environ.get("THROTTLE_MATCH_BATTLES_ANONYMOUS", "200000/min"),
     },
 }
 
@@ -277,6 +281,9 @@ STAFF_LOGIN_URL = "/admin/login/"
 # Staff sign in with a TOTP code as well as a password, and are signed out when idle.
 OTP_TOTP_ISSUER = "Casino War"
 STAFF_SESSION_IDLE_MINUTES = int(os.environ.get("STAFF_SESSION_IDLE_MINUTES", "15"))
+# Password hashes (sign-ins, sign-ups, staff sign-ins) one address may have computed per minute
+# (core/attempts.py): each costs about a third of a second of CPU, whatever the name tried.
+PASSWORD_CHECKS_PER_MINUTE = int(os.environ.get("PASSWORD_CHECKS_PER_MINUTE", "20"))
 # Players' API tokens end after this long unused (accounts/tokens.py).
 API_TOKEN_IDLE_MINUTES = int(os.environ.get("API_TOKEN_IDLE_MINUTES", "60"))
 # Play money: players top their wallets up themselves. Only when asked for (bin/serve, the demo,

@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy
 from django_otp.admin import OTPAdminAuthenticationForm, OTPAdminSite
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from core.attempts import attempt_failed, attempts_clear, attempts_exhausted
+from core.attempts import attempt_failed, attempts_clear, attempts_exhausted, password_check_allowed
 from core.audit import audit_record
 from core.client_address import client_address
 
@@ -45,7 +45,9 @@ class StaffSignInForm(OTPAdminAuthenticationForm):
     def clean(self):
         username = str(self.cleaned_data.get("username") or "")
         attempts = f"staff-signin:{self._address()}:{username.lower()}"
-        if attempts_exhausted(key=attempts, limit=STAFF_SIGN_IN_FAILURES_ALLOWED):
+        if attempts_exhausted(key=attempts, limit=STAFF_SIGN_IN_FAILURES_ALLOWED) or not password_check_allowed(
+            address=self._address()
+        ):
             self._audit("sign_in.throttled", username)
             raise forms.ValidationError(SIGN_IN_THROTTLED, code="throttled")
         try:

@@ -179,6 +179,18 @@ def problems(*statuses: int) -> dict:
 # --- Pages -------------------------------------------------------------------------------------------
 
 
+def query_whole_number(request, name: str, *, low: int, high: int, default: int) -> int:
+    """A query parameter that is a plain whole number from `low` to `high` (`default` when absent);
+    anything else is `invalid_input` (never silently the default)."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    if not re.fullmatch(r"[0-9]{1,10}", raw) or not low <= int(raw) <= high:
+        raise InvalidInput(gettext("%(name)s is a whole number from %(low)s to %(high)s")
+                           % {"name": name, "low": low, "high": high})  # fmt: skip
+    return int(raw)
+
+
 class Pages(LimitOffsetPagination):
     """`?limit=&offset=`, checked strictly: a limit or offset that is not a plain number in range
     is `invalid_input` (DRF would silently use the default)."""
@@ -187,20 +199,12 @@ class Pages(LimitOffsetPagination):
     max_limit = 500
     max_offset = 1_000_000_000
 
-    def _number(self, request, name: str, low: int, high: int, default: int) -> int:
-        raw = request.query_params.get(name)
-        if raw is None:
-            return default
-        if not re.fullmatch(r"[0-9]{1,10}", raw) or not low <= int(raw) <= high:
-            raise InvalidInput(gettext("%(name)s is a whole number from %(low)s to %(high)s")
-                               % {"name": name, "low": low, "high": high})  # fmt: skip
-        return int(raw)
-
     def get_limit(self, request):
-        return self._number(request, self.limit_query_param, 1, self.max_limit, self.default_limit)
+        return query_whole_number(request, self.limit_query_param, low=1, high=self.max_limit,
+                                  default=self.default_limit)  # fmt: skip
 
     def get_offset(self, request):
-        return self._number(request, self.offset_query_param, 0, self.max_offset, 0)
+        return query_whole_number(request, self.offset_query_param, low=0, high=self.max_offset, default=0)
 
 
 PAGE_PARAMETERS = [

@@ -14,7 +14,7 @@ from types import EllipsisType
 from django.db import transaction
 from django.utils.translation import gettext, gettext_lazy
 
-from casino.engine.errors import DecisionRequired, EngineError
+from casino.engine.errors import BattleBudgetExceeded, DecisionRequired, EngineError
 from casino.engine.fairness import HmacStream, server_seed_hash
 from casino.engine.war import PRESETS, DefaultBot, ScriptedAgent, StealView, TopView, WarGame, build_rules
 from casino.engine.war.game import play_dealt, seeded_deal
@@ -23,15 +23,38 @@ from core import clock
 from core.audit import audit_record
 from core.errors import InvalidInput, StateConflict
 from core.text import is_printable_text
+from ledger.money import format_number
 
 MATCH_NONCE = 0  # a match has its own seed, so every match is nonce 0 of its seed pair
-# A match is replayed on every read and sent whole: a limit beyond this would only cost CPU.
-MAX_BATTLES_LIMIT = 20_000
+# A match is replayed on every read (anyone may deal one, signed in or not): no request plays more
+# battles than this. `max_battles` is at most this, and a game without a limit that has not ended
+# by then (a classic deal can run 200,000 battles before it repeats) is refused, not played on.
+MAX_BATTLES_LIMIT = 5_000
 
 
 class MatchNotAwaitingDecision(StateConflict):
     code = "match_not_awaiting_decision"
     title = gettext_lazy("The match is not waiting for a decision")
+
+
+class MatchTooLong(StateConflict):
+    """A stored match that does not end within MAX_BATTLES_LIMIT (one dealt before that bound)."""
+
+    code = "match_too_long"
+    title = gettext_lazy("The match is longer than the service replays")
+    battles_played = MAX_BATTLES_LIMIT  # what finding it out cost
+
+
+class DealTooLong(InvalidInput):
+    """A new deal that does not end within MAX_BATTLES_LIMIT: refused, not stored."""
+
+    battles_played = MAX_BATTLES_LIMIT
+
+
+def _too_long_text() -> str:
+    return gettext(
+        "this deal has not ended after %(max)s battles: set max_battles (at most %(max)s) or deal another seed"
+    ) % {"max": format_number(MAX_BATTLES_LIMIT)}
 
 
 @dataclass(frozen=True)
@@ -54,7 +77,15 @@ def _printable(value: str, *, name: str, max_length: int) -> str:
 
 
 def match_replay(match: Match) -> MatchReplay:
-    """Replay the match from its seed and the person's decisions so far."""
+    """Replay the match from its seed and the person's decisions so far; `MatchTooLong` for a
+    match that does not end within MAX_BATTLES_LIMIT battles (one dealt before that bound)."""
+    try:
+        return _replayed(match)
+    except BattleBudgetExceeded:
+        raise MatchTooLong(_too_long_text()) from None
+
+
+def _replayed(match: Match) -> MatchReplay:
     rules = build_rules(match.preset, match.options)
     stream = HmacStream(match.server_seed, match.client_seed, MATCH_NONCE)
     deal = seeded_deal(rules, stream)
@@ -63,7 +94,7 @@ def match_replay(match: Match) -> MatchReplay:
         agents = [DefaultBot() for _ in range(rules.seats)]
         agents[match.human_seat] = ScriptedAgent(list(match.steals), list(match.tops))
     try:
-        game = play_dealt(rules, [list(s) for s in deal], stream, agents=agents)
+        game = play_dealt(rules, [list(s) for s in deal], stream, agents=agents, battle_budget=MAX_BATTLES_LIMIT)
     except DecisionRequired as pause:
         return MatchReplay(deal, None, pause.events, pause.battles, pause.view)
     return MatchReplay(deal, game, game.events or (), game.battles, None)
@@ -88,7 +119,7 @@ def match_start(
     limit = options.get("max_battles")
     if type(limit) is int and limit > MAX_BATTLES_LIMIT:
         text = gettext("max_battles is at most %(max)s here")
-        raise InvalidInput(text % {"max": MAX_BATTLES_LIMIT})
+        raise InvalidInput(text % {"max": format_number(MAX_BATTLES_LIMIT)})
     try:
         seed_hash = server_seed_hash(server_seed)
         rules = build_rules(preset, options)
@@ -103,7 +134,10 @@ def match_start(
         player=player, preset=preset, options=options, server_seed=server_seed.lower(), server_seed_hash=seed_hash,
         client_seed=client_seed, human_seat=human_seat, created_at=clock.now(),
     )  # fmt: skip
-    replay = match_replay(match)
+    try:
+        replay = _replayed(match)
+    except BattleBudgetExceeded:
+        raise DealTooLong(_too_long_text()) from None
     _finish_if_over(match, replay)
     with transaction.atomic():
         match.save(force_insert=True)

@@ -82,3 +82,22 @@ def test_the_schema_says_request_bodies_take_no_other_field(client):
     components = schema["components"]["schemas"]
     assert components["RoundCreateRequest"]["additionalProperties"] is False
     assert components["TransferCreateRequest"]["additionalProperties"] is False
+
+
+def test_the_schema_is_generated_once_per_language_and_throttled(client, throttle_rates):
+    from unittest import mock
+
+    from drf_spectacular.generators import SchemaGenerator
+
+    from core.schema_view import SchemaView
+
+    SchemaView._generated.clear()
+    with mock.patch.object(
+        SchemaGenerator, "get_schema", autospec=True, side_effect=SchemaGenerator.get_schema
+    ) as made:
+        first = client.get("/api/schema/?format=json")
+        again = client.get("/api/schema/?format=json")
+        spanish = client.get("/api/schema/?format=json&lang=es")
+    assert first.content == again.content and spanish.status_code == 200 and made.call_count == 2
+    throttle_rates.update(anon="2/min")
+    assert [client.get("/api/schema/").status_code for _ in range(3)] == [200, 200, 429]
