@@ -36,7 +36,8 @@ from protection.services import protection_check_deposit, session_start
 # "change" of those being the checker's approval or rejection.
 ROLE_PERMISSIONS: dict[str, set[str]] = {
     OPERATOR: {
-        "casino.view_table", "casino.change_table", "casino.add_table",
+        "casino.view_table", "casino.change_table",
+        "casino.view_tablechange", "casino.add_tablechange", "casino.change_tablechange",
         "casino.view_round", "casino.view_seedpair", "casino.view_webhookdelivery", "casino.view_revenue",
         "casino.view_walletcall",
         "accounts.view_player", "accounts.view_partner", "accounts.view_playeridentitychange",

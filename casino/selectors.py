@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from django.db import connection
 from django.db.models import Count, Sum
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from casino.engine import ALL_CARDS, HmacStream, card, server_seed_hash, shoe, shuffle, verify_round
 from casino.engine.war import PRESETS, StealView
@@ -17,8 +18,27 @@ from core.rows import instances_from_row, select_list
 from core.times import rfc3339
 
 
+def table_rules_unfair_bets(table: Table) -> list[str]:
+    """The bets of the table's rules whose exact house edge (casino/odds) is below zero, in words;
+    empty when every bet favours the house (or is even). Plain arithmetic on the table's values,
+    whatever wrote them to the database: rules out of the odds' range count as unfair too."""
+    try:
+        odds = casino_war_odds(table.decks, table.tie_pays, bool(table.tie_after_tie_bonus))
+    except (TypeError, ValueError):
+        return [gettext("every bet")]
+    edges = ((odds.house_edge_war, gettext("main bet (going to war)")),
+             (odds.house_edge_surrender, gettext("main bet (surrendering)")),
+             (odds.house_edge_tie_bet, gettext("tie bet")))  # fmt: skip
+    return [name for edge, name in edges if edge < 0]
+
+
+def table_rules_fair(table: Table) -> bool:
+    return not table_rules_unfair_bets(table)
+
+
 def table_list_open():
-    return Table.objects.filter(is_open=True).order_by("name")
+    """The open tables, but never one whose rules give the player the edge (table_rules_fair)."""
+    return [table for table in Table.objects.filter(is_open=True).order_by("name") if table_rules_fair(table)]
 
 
 def table_get(*, table_pk: int) -> Table | None:
@@ -33,7 +53,7 @@ def table_get(*, table_pk: int) -> Table | None:
 
 def table_get_open(*, table_id: int) -> Table | None:
     table = table_get(table_pk=table_id)
-    return table if table is not None and table.is_open else None
+    return table if table is not None and table.is_open and table_rules_fair(table) else None
 
 
 def table_house_edge(*, table: Table) -> dict[str, float]:
