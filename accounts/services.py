@@ -42,6 +42,7 @@ ROLE_PERMISSIONS: dict[str, set[str]] = {
         "casino.view_walletcall",
         "accounts.view_player", "accounts.view_partner", "accounts.view_playeridentitychange",
         "accounts.add_playeridentitychange", "accounts.change_playeridentitychange",
+        "accounts.view_credentialreset", "accounts.add_credentialreset", "accounts.change_credentialreset",
         "ledger.view_account", "ledger.view_journalentry", "ledger.view_posting", "ledger.view_entryseal",
         "ledger.view_verificationrun", "ledger.view_adjustment", "ledger.add_adjustment", "ledger.change_adjustment",
         "protection.view_playerlimit", "protection.view_exclusion", "protection.view_realitycheck",

@@ -278,8 +278,21 @@ X_FRAME_OPTIONS = "DENY"
 
 LOGIN_URL = "web:signin"
 STAFF_LOGIN_URL = "/admin/login/"
-# Staff sign in with a TOTP code as well as a password, and are signed out when idle.
+# Staff sign in with a TOTP code as well as a password, and are signed out when idle. No page of
+# the back office shows a second factor's secret (accounts/admin.py); django-otp is told so too.
 OTP_TOTP_ISSUER = "Casino War"
+OTP_ADMIN_HIDE_SENSITIVE_DATA = True
+# E-mail: staff are told of resets of their password or second factor (accounts/credentials.py).
+# Printed to the console unless an SMTP server (or any backend) is named.
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Casino War <no-reply@localhost>")
+# A reset link e-mailed to a staff member works once, for this long.
+PASSWORD_RESET_TIMEOUT = int(os.environ.get("PASSWORD_RESET_TIMEOUT_S", str(24 * 3600)))
 STAFF_SESSION_IDLE_MINUTES = int(os.environ.get("STAFF_SESSION_IDLE_MINUTES", "15"))
 # Password hashes (sign-ins, sign-ups, staff sign-ins) one address may have computed per minute
 # (core/attempts.py): each costs about a third of a second of CPU, whatever the name tried.

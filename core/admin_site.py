@@ -10,6 +10,8 @@ so it never tells that a password was right.
 from __future__ import annotations
 
 from django import forms
+from django.contrib.auth import views as auth_views
+from django.urls import path, reverse, reverse_lazy
 from django.utils.translation import gettext_lazy
 from django_otp.admin import OTPAdminAuthenticationForm, OTPAdminSite
 from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -84,6 +86,25 @@ class StaffSignInForm(OTPAdminAuthenticationForm):
             raise
 
 
+class StaffPasswordSetView(auth_views.PasswordResetConfirmView):
+    """The one-time link a staff member is e-mailed when a reset of their password was approved
+    (accounts/credentials.py): they choose the new password; nobody else ever sees or sets it."""
+
+    admin_site = None
+    success_url = reverse_lazy("admin:staff_password_set_done")
+
+    def get_context_data(self, **kwargs):
+        return {**super().get_context_data(**kwargs), **self.admin_site.each_context(self.request)}
+
+
+class StaffPasswordSetDoneView(auth_views.PasswordResetCompleteView):
+    admin_site = None
+
+    def get_context_data(self, **kwargs):
+        context = {**super().get_context_data(**kwargs), **self.admin_site.each_context(self.request)}
+        return {**context, "login_url": reverse("admin:login")}
+
+
 class CasinoAdminSite(OTPAdminSite):
     login_form = StaffSignInForm
     login_template = "admin/staff_sign_in.html"
@@ -92,6 +113,15 @@ class CasinoAdminSite(OTPAdminSite):
 
     def __init__(self, name: str = "admin") -> None:
         super().__init__(name)
+
+    def get_urls(self):
+        return [
+            path("password-set/<uidb64>/<token>/", StaffPasswordSetView.as_view(admin_site=self),
+                 name="staff_password_set"),
+            path("password-set/done/", StaffPasswordSetDoneView.as_view(admin_site=self),
+                 name="staff_password_set_done"),
+            *super().get_urls(),
+        ]  # fmt: skip
 
     def login(self, request, extra_context=None):
         response = super().login(request, extra_context)

@@ -31,6 +31,10 @@ MATRIX = [
     ("accounts.add_playeridentitychange", True, False, True),  # proposing
     ("accounts.change_playeridentitychange", True, False, False),  # approving and rejecting
     ("accounts.delete_playeridentitychange", False, False, False),
+    ("accounts.view_credentialreset", True, True, False),
+    ("accounts.add_credentialreset", True, False, False),  # proposing a colleague's password or second factor reset
+    ("accounts.change_credentialreset", True, False, False),  # approving and rejecting
+    ("accounts.delete_credentialreset", False, False, False),
     ("accounts.view_partner", True, True, False),
     ("accounts.change_partner", False, False, False),
     ("ledger.view_journalentry", True, True, True),
