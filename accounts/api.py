@@ -9,7 +9,7 @@ player (`/api/v1/...`, token or session cookie) and for a partner acting for one
 
 from __future__ import annotations
 
-from django.contrib.auth import logout
+from django.contrib.auth import logout, update_session_auth_hash
 from django.urls import path
 from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -24,14 +24,16 @@ from accounts.partners import partner_player_get, partner_player_upsert, partner
 from accounts.serializers import (
     CredentialsSerializer,
     PartnerPlayerSerializer,
+    PasswordChangedSerializer,
+    PasswordChangeSerializer,
     PlayerSerializer,
     SignupSerializer,
     TokenSerializer,
     TransferCreateSerializer,
     TransferSerializer,
 )
-from accounts.services import player_session_sign_in, player_signup, player_token_sign_in
-from accounts.tokens import tokens_revoke
+from accounts.services import player_password_change, player_session_sign_in, player_signup, player_token_sign_in
+from accounts.tokens import token_issue, tokens_revoke
 from core.actors import Actor
 from core.api import problems, validated
 from core.errors import NotAPlayer
@@ -153,6 +155,28 @@ class TokenView(APIView):
         return Response(status=204)
 
 
+class PasswordView(APIView):
+    """A signed-in player changes their password (the current one, then the new one)."""
+
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [PlayerRateThrottle]
+
+    @extend_schema(
+        request=PasswordChangeSerializer, responses={200: PasswordChangedSerializer, **problems(400, 401, 403, 429)},
+        summary="Change the password",
+    )  # fmt: skip
+    def post(self, request):
+        player = getattr(request.user, "player", None)
+        if player is None:
+            raise NotAPlayer()
+        shape = validated(PasswordChangeSerializer, request.data)
+        player_password_change(request=request._request, player=player, **shape)
+        if request.auth is not None:  # a token: every token ended with the old password; here is a new one
+            return Response({"token": token_issue(user=request.user)})
+        update_session_auth_hash(request._request, request.user)  # this session goes on, the others end
+        return Response({"token": None})
+
+
 def _refuse_cross_site(request) -> None:
     """Django's CSRF check (Origin, Referer, the csrftoken cookie and its X-CSRFToken header),
     for a request with no session yet: DRF checks only signed-in sessions, which leaves signing a
@@ -236,6 +260,7 @@ urlpatterns = [
     path("players/", SignupView.as_view(), name="signup"),
     path("auth/token/", TokenView.as_view(), name="token"),
     path("auth/session/", SessionView.as_view(), name="session"),
+    path("auth/password/", PasswordView.as_view(), name="password"),
     path("partner/players/<str:external_id>/", PartnerPlayerView.as_view(), name="partner-player"),
     path("partner/players/<str:external_id>/transfers/", PartnerTransferView.as_view(), name="partner-transfers"),
 ]

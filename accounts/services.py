@@ -214,6 +214,43 @@ def player_authenticate(*, request, username: str, password: str) -> Player | No
     return player
 
 
+PASSWORD_CHANGE_FAILURES_ALLOWED = 10  # wrong current passwords per player, per 15 minutes
+
+
+def player_password_change(*, request, player: Player, old_password: str, new_password: str) -> None:
+    """A signed-in player's new password: the current one must be right (wrong ones are counted per
+    player and address, and every check is one of the address's password hashes), the new one
+    passes every validator of AUTH_PASSWORD_VALIDATORS and is not the current one. Every token of
+    the player ends (accounts/signals.py) and so does every other session (the caller keeps its
+    own: `update_session_auth_hash`, the API's answer gives a token caller a new token)."""
+    user = player.user
+    attempts = f"password-change:{client_address(request)}:{user.pk}"
+    if attempts_exhausted(key=attempts, limit=PASSWORD_CHANGE_FAILURES_ALLOWED) or not password_check_allowed(
+        address=client_address(request)
+    ):
+        raise TooManyAttempts(gettext("Too many attempts. Wait a few minutes and try again."))
+    if not _encodable(old_password) or len(old_password) > PASSWORD_MAX_LENGTH or not user.check_password(
+        old_password
+    ):
+        attempt_failed(key=attempts)
+        raise InvalidCredentials(gettext("the current password is wrong"))
+    attempts_clear(key=attempts)
+    if not new_password or len(new_password) > PASSWORD_MAX_LENGTH or not _encodable(new_password):
+        raise InvalidInput(gettext("a password is 1 to %(max)s characters") % {"max": PASSWORD_MAX_LENGTH})
+    if _has_control_characters(new_password):
+        raise InvalidInput(gettext("a password cannot hold control characters"))
+    if new_password == old_password:
+        raise InvalidInput(gettext("the new password is the current one"))
+    try:
+        validate_password(new_password, user=user)
+    except ValidationError as exc:
+        raise InvalidInput(" ".join(exc.messages)) from None
+    user.set_password(new_password)
+    user.save(update_fields=["password"])
+    audit_record(actor_type=ActorType.PLAYER, actor_id=player.pk, action="player.password_changed", obj_type="player",
+                 obj_id=player.pk, ip=client_address(request))  # fmt: skip
+
+
 def player_token_sign_in(*, request, username: str, password: str) -> str:
     """Sign in for the token API: a new token (accounts/tokens.py); it also starts a new
     reality-check session."""

@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "csp",
     "django_otp",
     "django_otp.plugins.otp_totp",
+    "django_zxcvbn_password_validator",  # its messages in every language
     "core",
     "accounts",
     "ledger",
@@ -134,12 +135,17 @@ if DATABASES["default"]["ENGINE"] == "core.postgresql":  # (bin/test's deploy ch
 # --- end Database (embed) ---
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Every password a person chooses (sign-up, a password change, a staff reset link): Django's four
+# (length, common, like the name, only digits), and zxcvbn's estimate of how long it would take
+# to guess, at least "safely unguessable" (3 of 0-4): "zzzzzzzzzzzzzzz" or "qwertyuiop" are not.
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    {"NAME": "django_zxcvbn_password_validator.ZxcvbnPasswordValidator"},
 ]
+PASSWORD_MINIMAL_STRENGTH = 3
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("pt-br", "Português (Brasil)"), ("es", "Español")]
