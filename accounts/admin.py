@@ -83,7 +83,8 @@ class UserAdmin(BaseUserAdmin):
 # The second factors: which staff member holds one and when it was last used, never its secret
 # (no key, no QR code, no way to add one: a key read or set here signs in as its owner). Enrolled by
 # `manage.py staff_totp`; revoked by an approved CredentialReset.
-admin.site.unregister(TOTPDevice)
+if admin.site.is_registered(TOTPDevice):  # django-otp's own (autodiscovered first: INSTALLED_APPS order)
+    admin.site.unregister(TOTPDevice)
 
 
 @admin.register(TOTPDevice)

@@ -76,7 +76,7 @@ class MatchView(APIView):
 
     def answer(self, match, replay, *, replays: int = 1, offset: int = 0, limit: int = MATCH_PAGE_BATTLES) -> dict:
         """One page of the replayed match; the battles played for it charged to the caller's budgets."""
-        throttles_charge(self.request, self, replays * max(len(replay.battles), 1))
+        throttles_charge(self.request, self, replays * max(len(replay.battles), 1) + replay.discarded)
         body = match_representation(match, replay, offset=offset, limit=limit)
         page = body["page"]
         following = page.pop("next_offset")

@@ -107,3 +107,16 @@ def test_the_schema_describes_the_pages(client):
     get = schema["paths"]["/api/v1/matches/{match_id}/"]["get"]
     assert {p["name"] for p in get["parameters"]} >= {"offset", "limit"}
     assert "page" in schema["components"]["schemas"]["Match"]["properties"]
+
+
+def test_a_seed_the_service_draws_whose_deal_runs_past_the_bound_is_drawn_again(client, monkeypatch, throttle_rates):
+    """About 2 in 100 standard deals run past 5,000 battles: the War page's default game must not
+    fail for them. A drawn seed is drawn again (a public rule); a seed the caller gives is not."""
+    from casino.services import matches
+
+    seeds = iter([ENDLESS_CLASSIC, SEED])
+    monkeypatch.setattr(matches.secrets, "token_hex", lambda n: next(seeds))
+    throttle_rates.update(match_battles="7000/min")
+    created = deal(client, {"preset": "classic"})
+    assert created.status_code == 201 and created.json()["fairness"]["server_seed"] == SEED
+    assert deal(client, {"preset": "classic", "server_seed": SEED}).status_code == 429  # 5,000 + 2,336 charged
