@@ -3,10 +3,14 @@ import re
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.contrib.auth.forms import UserChangeForm
+from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.urls import reverse
 from django.utils.html import format_html
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from accounts.credentials import credential_reset_approve, credential_reset_propose, credential_reset_reject
 from accounts.game_sessions import (
     game_session_end,
     game_session_end_reason,
@@ -21,6 +25,8 @@ from accounts.identity import (
     player_identity_change_reject,
 )
 from accounts.models import (
+    CredentialReset,
+    CredentialResetStatus,
     GameSession,
     GameSessionEnd,
     IdentityChangeStatus,
@@ -32,7 +38,7 @@ from accounts.models import (
 )
 from accounts.origins import origins_check
 from core.actors import Actor
-from core.admin_base import MakerCheckerAdmin, html_table, short_id
+from core.admin_base import MakerCheckerAdmin, ReadOnlyAdmin, html_table, short_id
 from core.errors import ServiceError
 from ledger.admin import LINES_SHOWN, account_lines_html
 from ledger.admin_money import money_text
@@ -41,9 +47,115 @@ from ledger.selectors import player_wallet_summary
 from ledger.services import player_accounts_open
 
 
+class StaffUserChangeForm(UserChangeForm):
+    """Django's form, with a password that is never set here (its link would open the page that sets one)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        password = self.fields.get("password")
+        if password is not None:
+            password.help_text = (
+                "Nobody sets another's password here. Your own: 'Change password' at the top. A colleague's: "
+                "propose a reset of it (below), which another staff member approves; they are e-mailed a link."
+            )
+
+
 @admin.register(User)
 class UserAdmin(BaseUserAdmin):
+    """Logins. Nobody, superusers included, sets another's password here (Django's page for it is
+    refused) or changes where another staff member's reset links go (their name and e-mail):
+    a reset is a CredentialReset, proposed by one, approved by another, told to the one concerned."""
+
+    form = StaffUserChangeForm
     list_display = ("username", "email", "is_staff", "is_active", "last_login")
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = super().get_readonly_fields(request, obj)
+        if obj is not None and (obj.is_staff or obj.is_superuser) and obj.pk != request.user.pk:
+            return (*fields, "username", "email", "credentials")
+        return (*fields, "credentials") if obj is not None else fields
+
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is None or not (obj.is_staff or obj.is_superuser):
+            return fieldsets
+        return (*fieldsets, ("Password and second factor (four eyes)", {"fields": ("credentials",)}))
+
+    @admin.display(description="resets")
+    def credentials(self, obj):
+        devices = TOTPDevice.objects.filter(user=obj, confirmed=True).count()
+        propose = reverse("admin:accounts_credentialreset_add") + f"?user={obj.pk}"
+        return format_html('{} authenticator(s) enrolled · <a href="{}">Propose a reset of the password or second '
+                           "factor</a>", devices, propose)  # fmt: skip
+
+    def user_change_password(self, request, id, form_url=""):
+        raise PermissionDenied("Nobody sets another's password here: propose a reset (four eyes).")
+
+
+# The second factors: which staff member holds one and when it was last used, never its secret
+# (no key, no QR code, no way to add one: a key read or set here signs in as its owner). Enrolled by
+# `manage.py staff_totp`; revoked by an approved CredentialReset.
+if admin.site.is_registered(TOTPDevice):  # django-otp's own (autodiscovered first: INSTALLED_APPS order)
+    admin.site.unregister(TOTPDevice)
+
+
+@admin.register(TOTPDevice)
+class StaffAuthenticatorAdmin(ReadOnlyAdmin):
+    list_display = ("user", "name", "confirmed", "created_at", "last_used_at")
+    list_filter = ("confirmed",)
+    search_fields = ("user__username",)
+    fields = ("user", "name", "confirmed", "created_at", "last_used_at")
+    readonly_fields = fields
+
+
+class CredentialResetForm(forms.ModelForm):
+    class Meta:
+        model = CredentialReset
+        fields = ("user", "kind", "reason")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "user" in self.fields:
+            self.fields["user"].queryset = User.objects.filter(models.Q(is_staff=True) | models.Q(is_superuser=True))
+
+
+@admin.register(CredentialReset)
+class CredentialResetAdmin(MakerCheckerAdmin):
+    """Resets of a staff member's password or second factor: proposed here, decided by a staff
+    member who neither proposed it nor is concerned; nothing proposed is edited or deleted."""
+
+    proposed_status = CredentialResetStatus.PROPOSED
+    form = CredentialResetForm
+    list_display = ("id", "user", "kind", "reason", "status", "proposed_by", "decided_by", "decided_at")
+    list_filter = ("status", "kind")
+    search_fields = ("user__username", "reason")
+    actions = ("approve_selected", "reject_selected")
+
+    def has_change_permission(self, request, obj=None):
+        return False if obj is not None else super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        try:
+            created = credential_reset_propose(user=obj.user, kind=obj.kind, reason=obj.reason,
+                                               proposed_by=request.user)  # fmt: skip
+        except ServiceError as exc:
+            self.message_user(request, exc.detail, messages.ERROR)
+            return
+        obj.pk = created.pk
+
+    @admin.action(description="Approve and apply the selected resets", permissions=["change"])
+    def approve_selected(self, request, queryset):
+        def approve(reset, staff):
+            return credential_reset_approve(reset=reset, approved_by=staff, base_url=request.build_absolute_uri("/"))
+
+        self._decide(request, queryset, approve, "approved")
+
+    @admin.action(description="Reject the selected resets", permissions=["change"])
+    def reject_selected(self, request, queryset):
+        self._decide(request, queryset, lambda r, u: credential_reset_reject(reset=r, rejected_by=u), "rejected")
 
 
 @admin.register(Partner)

@@ -9,7 +9,7 @@ player (`/api/v1/...`, token or session cookie) and for a partner acting for one
 
 from __future__ import annotations
 
-from django.contrib.auth import logout
+from django.contrib.auth import logout, update_session_auth_hash
 from django.urls import path
 from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
@@ -26,6 +26,8 @@ from accounts.selectors import partner_transfers
 from accounts.serializers import (
     CredentialsSerializer,
     PartnerPlayerSerializer,
+    PasswordChangedSerializer,
+    PasswordChangeSerializer,
     PlayerSerializer,
     SignupSerializer,
     TokenSerializer,
@@ -34,8 +36,8 @@ from accounts.serializers import (
     TransferListedSerializer,
     TransferSerializer,
 )
-from accounts.services import player_session_sign_in, player_signup, player_token_sign_in
-from accounts.tokens import tokens_revoke
+from accounts.services import player_password_change, player_session_sign_in, player_signup, player_token_sign_in
+from accounts.tokens import token_issue, tokens_revoke
 from core.actors import Actor
 from core.api import PAGE_PARAMETERS, page_of, paginated, problems, validated
 from core.errors import NotAPlayer
@@ -157,6 +159,28 @@ class TokenView(APIView):
         tokens_revoke(user=request.user, digests=[request.auth.pk], actor=Actor.player(request.user.player),
                       reason="signed_out")  # fmt: skip
         return Response(status=204)
+
+
+class PasswordView(APIView):
+    """A signed-in player changes their password (the current one, then the new one)."""
+
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [PlayerRateThrottle]
+
+    @extend_schema(
+        request=PasswordChangeSerializer, responses={200: PasswordChangedSerializer, **problems(400, 401, 403, 429)},
+        summary="Change the password",
+    )  # fmt: skip
+    def post(self, request):
+        player = getattr(request.user, "player", None)
+        if player is None:
+            raise NotAPlayer()
+        shape = validated(PasswordChangeSerializer, request.data)
+        player_password_change(request=request._request, player=player, **shape)
+        if request.auth is not None:  # a token: every token ended with the old password; here is a new one
+            return Response({"token": token_issue(user=request.user)})
+        update_session_auth_hash(request._request, request.user)  # this session goes on, the others end
+        return Response({"token": None})
 
 
 def _refuse_cross_site(request) -> None:
@@ -295,6 +319,7 @@ urlpatterns = [
     path("players/", SignupView.as_view(), name="signup"),
     path("auth/token/", TokenView.as_view(), name="token"),
     path("auth/session/", SessionView.as_view(), name="session"),
+    path("auth/password/", PasswordView.as_view(), name="password"),
     path("partner/players/<str:external_id>/", PartnerPlayerView.as_view(), name="partner-player"),
     path("partner/players/<str:external_id>/transfers/", PartnerTransferView.as_view(), name="partner-transfers"),
     path("partner/transfers/", PartnerTransfersView.as_view(), name="partner-all-transfers"),

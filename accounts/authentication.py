@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.utils.translation import gettext
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
-from rest_framework.authentication import BaseAuthentication, TokenAuthentication
+from rest_framework.authentication import BaseAuthentication, TokenAuthentication, get_authorization_header
 
 from accounts.game_sessions import game_session_authenticate
 from accounts.models import Partner, Player
@@ -129,7 +129,25 @@ class GameSessionScheme(OpenApiAuthenticationExtension):
 
 
 class PlayerTokenAuthentication(TokenAuthentication):
-    """`Authorization: Token <key>`, checked by `accounts.tokens.token_authenticate`."""
+    """`Authorization: Token <key>` (or `Bearer <key>`, as many clients send a token), checked by
+    `accounts.tokens.token_authenticate`."""
+
+    keywords = (b"token", b"bearer")
+
+    def authenticate(self, request):
+        """DRF's checks of the header, for either word (DRF's own takes only its `keyword`)."""
+        words = get_authorization_header(request).split()
+        if not words or words[0].lower() not in self.keywords:
+            return None
+        if len(words) != 2:
+            raise exceptions.AuthenticationFailed(
+                gettext('Send "Authorization: Token <token>": the word Token, a space and the token.')
+            )
+        try:
+            key = words[1].decode()
+        except UnicodeError:
+            key = ""  # no token has such a key
+        return self.authenticate_credentials(key)
 
     def authenticate_credentials(self, key):
         found = token_authenticate(key=key)
@@ -152,7 +170,7 @@ class PlayerTokenScheme(OpenApiAuthenticationExtension):
             "name": "Authorization",
             "description": (
                 'Send "Authorization: Token <token>" (the word Token, a space, the token from '
-                "POST /api/v1/auth/token/). It is not a bearer token: with a generated client, set "
-                'its prefix to "Token".'
+                'POST /api/v1/auth/token/); "Bearer <token>" is taken as the same. With a generated '
+                'client, set its prefix to "Token".'
             ),
         }

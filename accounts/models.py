@@ -156,9 +156,7 @@ class PlayerIdentityChange(models.Model):
     )
     proposed_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
     proposed_at = models.DateTimeField(auto_now_add=True)
-    decided_by = models.ForeignKey(
-        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
-    )
+    decided_by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -246,3 +244,45 @@ class PartnerOriginChange(models.Model):
 
     def __str__(self) -> str:
         return f"Origin change #{self.pk} of {self.partner}"
+
+
+class CredentialResetKind(models.TextChoices):
+    PASSWORD = "password", "Password (a link to set a new one is e-mailed to them)"
+    SECOND_FACTOR = "second_factor", "Second factor (their authenticator is revoked; staff_totp enrolls a new one)"
+
+
+class CredentialResetStatus(models.TextChoices):
+    PROPOSED = "proposed", "Proposed"
+    APPROVED = "approved", "Approved and applied"
+    REJECTED = "rejected", "Rejected"
+
+
+class CredentialReset(models.Model):
+    """A staff member's password or second factor reset: one staff member proposes, another (not
+    the one concerned) approves, and the one concerned is told by e-mail at each step
+    (accounts/credentials.py). Nobody ever sets or reads another's credentials."""
+
+    user = models.ForeignKey(User, on_delete=models.PROTECT, related_name="credential_resets",
+                             help_text="The staff member whose credential is reset.")  # fmt: skip
+    kind = models.CharField(max_length=16, choices=CredentialResetKind.choices)
+    reason = models.CharField(max_length=500)
+    status = models.CharField(max_length=10, choices=CredentialResetStatus.choices,
+                              default=CredentialResetStatus.PROPOSED)  # fmt: skip
+    proposed_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    proposed_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-proposed_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(decided_by__isnull=True)
+                | (~models.Q(decided_by=models.F("proposed_by")) & ~models.Q(decided_by=models.F("user"))),
+                name="credential_reset_four_eyes",
+            ),
+            models.CheckConstraint(condition=~models.Q(proposed_by=models.F("user")), name="credential_reset_not_own"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display().split(' (')[0]} reset #{self.pk} of {self.user}"

@@ -51,6 +51,20 @@ class CredentialsSerializer(serializers.Serializer):
     password = CredentialField(max_length=PASSWORD_MAX_LENGTH)
 
 
+class PasswordChangeSerializer(serializers.Serializer):
+    old_password = CredentialField(max_length=PASSWORD_MAX_LENGTH, help_text="The current password.")
+    new_password = StrictCharField(
+        min_length=8, max_length=PASSWORD_MAX_LENGTH,
+        help_text="At least 8 characters, hard to guess (zxcvbn), not like the username, not only digits.",
+    )  # fmt: skip
+
+
+class PasswordChangedSerializer(serializers.Serializer):
+    token = serializers.CharField(
+        allow_null=True, help_text="Signed in with a token: a new one (every token ended); with the session: null."
+    )
+
+
 class TokenSerializer(serializers.Serializer):
     token = serializers.CharField(help_text='Send it as "Authorization: Token <token>".')
 

@@ -22,8 +22,9 @@ from accounts.roles import AUDITOR, OPERATOR, SUPPORT
 from accounts.tokens import token_issue
 from accounts.usernames import username_is_valid, username_look_alikes, username_normalize
 from core.actors import Actor, ActorType
-from core.attempts import attempt_failed, attempts_clear, attempts_exhausted
+from core.attempts import attempt_failed, attempts_clear, attempts_exhausted, password_check_allowed
 from core.audit import audit_record
+from core.client_address import client_address
 from core.errors import InvalidCredentials, InvalidInput, TooManyAttempts, UsernameTaken
 from core.outbound import outbound_url_validate
 from ledger.money import format_money
@@ -36,13 +37,15 @@ from protection.services import protection_check_deposit, session_start
 # "change" of those being the checker's approval or rejection.
 ROLE_PERMISSIONS: dict[str, set[str]] = {
     OPERATOR: {
-        "casino.view_table", "casino.change_table", "casino.add_table",
+        "casino.view_table", "casino.change_table",
+        "casino.view_tablechange", "casino.add_tablechange", "casino.change_tablechange",
         "casino.view_round", "casino.view_seedpair", "casino.view_webhookdelivery", "casino.view_revenue",
         "casino.view_walletcall",
         "accounts.view_player", "accounts.view_partner", "accounts.view_playeridentitychange",
         "accounts.add_playeridentitychange", "accounts.change_playeridentitychange",
         "accounts.view_partneroriginchange", "accounts.add_partneroriginchange",
         "accounts.change_partneroriginchange", "accounts.view_gamesession", "accounts.change_gamesession",
+        "accounts.view_credentialreset", "accounts.add_credentialreset", "accounts.change_credentialreset",
         "ledger.view_account", "ledger.view_journalentry", "ledger.view_posting", "ledger.view_entryseal",
         "ledger.view_verificationrun", "ledger.view_adjustment", "ledger.add_adjustment", "ledger.change_adjustment",
         "protection.view_playerlimit", "protection.view_exclusion", "protection.view_realitycheck",
@@ -126,10 +129,6 @@ SIGN_IN_FAILURES_ALLOWED = 10  # per address and username, per 15 minutes
 SIGN_UPS_ALLOWED = 20  # per address, per 15 minutes
 
 
-def _address(request) -> str:
-    return (request.META.get("REMOTE_ADDR", "") if request is not None else "")[:45]
-
-
 EMAIL_MAX_LENGTH = User._meta.get_field("email").max_length
 PASSWORD_MAX_LENGTH = 256  # hashing costs CPU per character: a sign-in is no place for megabytes
 
@@ -160,9 +159,11 @@ def player_signup(*, username: str, password: str, email: str = "", request=None
     (NFKC) and not reading like one taken (accounts/usernames.py), a strong password without
     control characters, an e-mail the account can hold. Sign-ups from one address are counted,
     successful or not, and refused beyond SIGN_UPS_ALLOWED."""
-    attempts = f"signup:{_address(request)}"
+    attempts = f"signup:{client_address(request)}"
     if attempts_exhausted(key=attempts, limit=SIGN_UPS_ALLOWED):
         raise TooManyAttempts(gettext("Too many sign-ups from this address. Wait a few minutes and try again."))
+    if not password_check_allowed(address=client_address(request)):
+        raise TooManyAttempts(gettext("Too many attempts from this address. Wait a minute and try again."))
     attempt_failed(key=attempts)
     username = username_normalize(username) if _encodable(username) else ""
     if not username_is_valid(username):
@@ -203,20 +204,59 @@ def player_authenticate(*, request, username: str, password: str) -> Player | No
     if not _encodable(username) or not _encodable(password) or len(password) > PASSWORD_MAX_LENGTH:
         return None  # no account has such a name or password
     username = username_normalize(username)
-    attempts = f"signin:{_address(request)}:{username.lower()}"
+    attempts = f"signin:{client_address(request)}:{username.lower()}"
     if attempts_exhausted(key=attempts, limit=SIGN_IN_FAILURES_ALLOWED):
         raise TooManyAttempts(gettext("Too many failed attempts. Wait a few minutes and try again."))
+    if not password_check_allowed(address=client_address(request)):
+        raise TooManyAttempts(gettext("Too many attempts from this address. Wait a minute and try again."))
     user = authenticate(request, username=username, password=password)  # a failure is audited (signals.py)
     player = getattr(user, "player", None) if user is not None else None
     if user is not None and (player is None or user.is_staff or user.is_superuser):
         audit_record(actor_type="anonymous", actor_id=username, action="sign_in.not_a_player", obj_type="user",
-                     obj_id=user.pk, ip=_address(request))  # fmt: skip
+                     obj_id=user.pk, ip=client_address(request))  # fmt: skip
         player = None
     if player is None or not user.is_active:
         attempt_failed(key=attempts)
         return None
     attempts_clear(key=attempts)
     return player
+
+
+PASSWORD_CHANGE_FAILURES_ALLOWED = 10  # wrong current passwords per player, per 15 minutes
+
+
+def player_password_change(*, request, player: Player, old_password: str, new_password: str) -> None:
+    """A signed-in player's new password: the current one must be right (wrong ones are counted per
+    player and address, and every check is one of the address's password hashes), the new one
+    passes every validator of AUTH_PASSWORD_VALIDATORS and is not the current one. Every token of
+    the player ends (accounts/signals.py) and so does every other session (the caller keeps its
+    own: `update_session_auth_hash`, the API's answer gives a token caller a new token)."""
+    user = player.user
+    attempts = f"password-change:{client_address(request)}:{user.pk}"
+    if attempts_exhausted(key=attempts, limit=PASSWORD_CHANGE_FAILURES_ALLOWED) or not password_check_allowed(
+        address=client_address(request)
+    ):
+        raise TooManyAttempts(gettext("Too many attempts. Wait a few minutes and try again."))
+    if not _encodable(old_password) or len(old_password) > PASSWORD_MAX_LENGTH or not user.check_password(
+        old_password
+    ):
+        attempt_failed(key=attempts)
+        raise InvalidCredentials(gettext("the current password is wrong"))
+    attempts_clear(key=attempts)
+    if not new_password or len(new_password) > PASSWORD_MAX_LENGTH or not _encodable(new_password):
+        raise InvalidInput(gettext("a password is 1 to %(max)s characters") % {"max": PASSWORD_MAX_LENGTH})
+    if _has_control_characters(new_password):
+        raise InvalidInput(gettext("a password cannot hold control characters"))
+    if new_password == old_password:
+        raise InvalidInput(gettext("the new password is the current one"))
+    try:
+        validate_password(new_password, user=user)
+    except ValidationError as exc:
+        raise InvalidInput(" ".join(exc.messages)) from None
+    user.set_password(new_password)
+    user.save(update_fields=["password"])
+    audit_record(actor_type=ActorType.PLAYER, actor_id=player.pk, action="player.password_changed", obj_type="player",
+                 obj_id=player.pk, ip=client_address(request))  # fmt: skip
 
 
 def player_token_sign_in(*, request, username: str, password: str) -> str:

@@ -29,27 +29,24 @@ from accounts.tokens import tokens_revoke
 from core.actors import Actor
 from core.audit import audit_record
 from core.cache import cache_recovered
+from core.client_address import client_address
 from protection.signals import exclusion_started
 
 logger = logging.getLogger(__name__)
-
-
-def _ip(request) -> str:
-    return (request.META.get("REMOTE_ADDR", "") if request is not None else "")[:45]
 
 
 @receiver(user_logged_in)
 def record_sign_in(sender, request, user, **kwargs):
     if user.is_staff:
         audit_record(actor_type="operator", actor_id=user.pk, action="staff.signed_in", obj_type="user",
-                     obj_id=user.pk, ip=_ip(request))  # fmt: skip
+                     obj_id=user.pk, ip=client_address(request))  # fmt: skip
 
 
 @receiver(user_login_failed)
 def record_failed_sign_in(sender, credentials, request=None, **kwargs):
     username = str(credentials.get("username", ""))[:150]
     audit_record(actor_type="anonymous", actor_id=username or "-", action="sign_in.failed", obj_type="user",
-                 obj_id=username or "-", ip=_ip(request))  # fmt: skip
+                 obj_id=username or "-", ip=client_address(request))  # fmt: skip
 
 
 def _record_permission_change(action: str, obj_type: str, instance, kwargs) -> None:

@@ -1,7 +1,8 @@
 import json
+import re
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
@@ -14,15 +15,26 @@ from casino.models import (
     RoundStatus,
     SeedPair,
     Table,
+    TableChange,
+    TableChangeStatus,
     WalletCall,
     WalletCallAttempt,
     WebhookAttempt,
     WebhookDelivery,
 )
 from casino.selectors import round_verification, table_house_edge
-from casino.services.tables import table_set_open
+from casino.services.tables import (
+    TABLE_FIELDS,
+    table_change_approve,
+    table_change_check,
+    table_change_propose,
+    table_change_reject,
+    table_set_open,
+    table_values,
+)
 from core.admin import AuditEventAdmin as CoreAuditEventAdmin
-from core.admin_base import ReadOnlyAdmin, html_table, short_id
+from core.admin_base import MakerCheckerAdmin, ReadOnlyAdmin, html_table, short_id
+from core.errors import ServiceError
 from core.models import AuditEvent
 from ledger.admin_money import MoneyField, money_column, money_text
 from ledger.selectors import entries_for_reference
@@ -71,8 +83,10 @@ RULE_FIELDS = ("decks", "burn", "tie_pays", "tie_after_tie_bonus", "shuffle", "p
 MONEY_FIELDS = ("min_bet", "max_bet", "bet_step", "max_tie_bet")
 
 
-class TableForm(forms.ModelForm):
-    """Bet limits typed as money of the table's currency (6.00), stored in minor units (600)."""
+class TableChangeForm(forms.ModelForm):
+    """A proposal: the table as it is to be (starting from the table's values), bet limits typed as
+    money of the table's currency (6.00) and stored in minor units (600), checked as the approval
+    will check it (casino/services/tables.py)."""
 
     min_bet = MoneyField(label="Minimum main bet", currency_hint="the table's currency")
     max_bet = MoneyField(label="Maximum main bet", currency_hint="the table's currency")
@@ -80,13 +94,25 @@ class TableForm(forms.ModelForm):
     max_tie_bet = MoneyField(label="Maximum tie bet", help_text="0.00: no tie bet at this table")
 
     class Meta:
-        model = Table
-        fields = ("name", "currency", "is_open", *MONEY_FIELDS, *RULE_FIELDS, "decision_timeout_s")
+        model = TableChange
+        fields = ("table", "name", "currency", *MONEY_FIELDS, *RULE_FIELDS, "decision_timeout_s", "reason")
+
+    def clean(self):
+        data = super().clean()
+        if not self.errors:
+            try:
+                table_change_check(table=data.get("table"), values={name: data[name] for name in TABLE_FIELDS})
+            except ServiceError as exc:
+                raise forms.ValidationError(exc.detail) from None
+        return data
 
 
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
-    form = TableForm
+    """Tables read as they are; opened and closed by the list's actions. What a table is (its
+    rules, limits, name, currency) changes only through a proposal another staff member approves
+    (`TableChangeAdmin`), superusers included."""
+
     list_display = (
         "name",
         "currency",
@@ -101,6 +127,7 @@ class TableAdmin(admin.ModelAdmin):
     list_filter = ("is_open", "currency", "decks")
     search_fields = ("name",)
     actions = ("open_tables", "close_tables")
+    readonly_fields = ("propose",)
 
     min_bet_money = money_column("min_bet", "minimum bet")
     max_bet_money = money_column("max_bet", "maximum bet")
@@ -111,21 +138,102 @@ class TableAdmin(admin.ModelAdmin):
     def house_edge(self, obj):
         return f"{table_house_edge(table=obj)['war'] * 100:.4f} %"
 
-    def get_readonly_fields(self, request, obj=None):
-        # A table's rules change only while it is closed: players must never see them move.
-        if obj is not None and obj.is_open:
-            return (*RULE_FIELDS, "currency")
-        return ()
+    @admin.display(description="changes (maker-checker)")
+    def propose(self, obj):
+        changes = reverse("admin:casino_tablechange_changelist") + f"?table__id__exact={obj.pk}"
+        new = reverse("admin:casino_tablechange_add") + f"?table={obj.pk}"
+        return format_html('<a href="{}">Propose new rules or limits</a> · <a href="{}">every change proposed</a>',
+                           new, changes)  # fmt: skip
+
+    def has_add_permission(self, request):
+        return False  # a new table is a proposal too (TableChangeAdmin)
+
+    def has_change_permission(self, request, obj=None):
+        return False if obj is not None else super().has_change_permission(request, obj)  # the actions
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
     @admin.action(description="Open the selected tables", permissions=["change"])
     def open_tables(self, request, queryset):
         for table in queryset:
-            table_set_open(table=table, is_open=True, by_user=request.user)
+            try:
+                table_set_open(table=table, is_open=True, by_user=request.user)
+            except ServiceError as exc:
+                self.message_user(request, exc.detail, messages.ERROR)
 
     @admin.action(description="Close the selected tables", permissions=["change"])
     def close_tables(self, request, queryset):
         for table in queryset:
             table_set_open(table=table, is_open=False, by_user=request.user)
+
+
+def _changed_words(before: dict | None, after: dict) -> str:
+    """What a table change changes, in words ("tie pays: 10 -> 30"); all of it for a new table."""
+    shown = {name: value for name, value in after.items() if before is None or before.get(name) != value}
+    currency = after.get("currency", "EUR")
+    words = []
+    for name, value in shown.items():
+        was = None if before is None else before.get(name)
+        if name in MONEY_FIELDS[:4]:
+            value, was = money_text(value, currency), None if was is None else money_text(was, currency)
+        label = name.replace("_", " ")
+        words.append(f"{label}: {value}" if was is None else f"{label}: {was} → {value}")
+    return "; ".join(words) or "-"
+
+
+@admin.register(TableChange)
+class TableChangeAdmin(MakerCheckerAdmin):
+    """Proposed here (the form starts from the table's values), approved or rejected by another
+    staff member with the list's actions; nothing proposed is ever edited or deleted."""
+
+    proposed_status = TableChangeStatus.PROPOSED
+    form = TableChangeForm
+    list_display = ("id", "table_name", "what", "reason", "status", "proposed_by", "decided_by", "decided_at")
+    list_filter = ("status", "table")
+    search_fields = ("name", "reason")
+    actions = ("approve_selected", "reject_selected")
+
+    @admin.display(description="table")
+    def table_name(self, obj):
+        return obj.table.name if obj.table_id else f"new: {obj.name}"
+
+    @admin.display(description="what changes (before → after)")
+    def what(self, obj):
+        return _changed_words(obj.before, {name: getattr(obj, name) for name in TABLE_FIELDS})
+
+    def get_changeform_initial_data(self, request):
+        initial = super().get_changeform_initial_data(request)
+        table_id = str(initial.get("table", ""))
+        table = Table.objects.filter(pk=int(table_id)).first() if re.fullmatch(r"[0-9]{1,18}", table_id) else None
+        if table is not None:
+            initial.update(table_values(table))
+        return initial
+
+    def has_change_permission(self, request, obj=None):
+        return False if obj is not None else super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        try:
+            created = table_change_propose(
+                table=obj.table, values={name: getattr(obj, name) for name in TABLE_FIELDS}, reason=obj.reason,
+                proposed_by=request.user,
+            )  # fmt: skip
+        except ServiceError as exc:
+            self.message_user(request, exc.detail, messages.ERROR)
+            return
+        obj.pk = created.pk
+
+    @admin.action(description="Approve and apply the selected table changes", permissions=["change"])
+    def approve_selected(self, request, queryset):
+        self._decide(request, queryset, lambda c, u: table_change_approve(change=c, approved_by=u), "approved")
+
+    @admin.action(description="Reject the selected table changes", permissions=["change"])
+    def reject_selected(self, request, queryset):
+        self._decide(request, queryset, lambda c, u: table_change_reject(change=c, rejected_by=u), "rejected")
 
 
 @admin.register(Round)

@@ -14,7 +14,6 @@ without knowing the language of the page.
 
 from __future__ import annotations
 
-import csv
 from datetime import date, datetime, timedelta
 from functools import wraps
 
@@ -41,6 +40,7 @@ from casino.reports import (
 from casino.selectors import WALLET_CALL_OVERDUE_AFTER, wallet_calls_acknowledged_by_currency, wallet_calls_pending
 from core import clock
 from core.charts import bar_chart_svg, interval_chart_svg
+from core.csv_export import CsvWriter
 from ledger.admin_money import money_text
 from ledger.models import VerificationRun
 from ledger.money import money_decimal
@@ -91,10 +91,10 @@ def _csv(filename: str, rows: list[dict]) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}.csv"'
     if rows:
-        writer = csv.DictWriter(response, fieldnames=list(rows[0]))
-        writer.writeheader()
+        writer = CsvWriter(response)  # cells that a spreadsheet would run as formulas are neutralised
+        writer.writerow(rows[0].keys())
         for row in rows:
-            writer.writerow({key: money_decimal(v) if key in MONEY_COLUMNS else v for key, v in row.items()})
+            writer.writerow(money_decimal(v) if key in MONEY_COLUMNS else v for key, v in row.items())
     return response
 
 

@@ -70,6 +70,60 @@ class Table(models.Model):
         )
 
 
+class TableChangeStatus(models.TextChoices):
+    PROPOSED = "proposed", "Proposed"
+    APPROVED = "approved", "Approved and applied"
+    REJECTED = "rejected", "Rejected"
+
+
+class TableChange(models.Model):
+    """A new table, or new rules or limits for one: one staff member proposes, another approves
+    (four eyes), as adjustments (casino/services/tables.py). The fields are the table's as it is
+    to be; `before` keeps the table's as it was proposed: an approval applies only to that."""
+
+    table = models.ForeignKey(
+        Table, on_delete=models.PROTECT, null=True, blank=True, related_name="changes",
+        help_text="The table to change; empty: a new table (made closed).",
+    )  # fmt: skip
+    name = models.CharField(max_length=100)
+    currency = models.CharField(max_length=3, default="EUR")
+    min_bet = models.PositiveBigIntegerField(help_text="Minor units")
+    max_bet = models.PositiveBigIntegerField(help_text="Minor units")
+    bet_step = models.PositiveBigIntegerField(default=100, help_text="Every bet is a multiple of this (minor units)")
+    max_tie_bet = models.PositiveBigIntegerField(default=0, help_text="0: no tie bet at this table")
+    decks = models.PositiveSmallIntegerField(default=6)
+    burn = models.PositiveSmallIntegerField(default=3)
+    tie_pays = models.PositiveSmallIntegerField(default=10)
+    tie_after_tie_bonus = models.BooleanField(default=False)
+    shuffle = models.CharField(
+        max_length=10, choices=[(m.value, m.value) for m in ShuffleMode], default=ShuffleMode.FRESH
+    )
+    penetration = models.PositiveSmallIntegerField(
+        default=75, help_text="Persistent shoe: percent dealt before the cut card"
+    )
+    decision_timeout_s = models.PositiveIntegerField(default=30)
+    house_rule = models.CharField(max_length=10, choices=[(a.value, a.value) for a in Action], default=Action.WAR)
+    before = models.JSONField(null=True, blank=True, editable=False)
+    reason = models.CharField(max_length=500)
+    status = models.CharField(max_length=10, choices=TableChangeStatus.choices, default=TableChangeStatus.PROPOSED)
+    proposed_by = models.ForeignKey("accounts.User", on_delete=models.PROTECT, related_name="+")
+    proposed_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey("accounts.User", on_delete=models.PROTECT, null=True, blank=True,
+                                   related_name="+")  # fmt: skip
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-proposed_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(decided_by__isnull=True) | ~Q(decided_by=F("proposed_by")), name="table_change_four_eyes"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Change #{self.pk} of {self.table or 'a new table'}"
+
+
 def server_seed_draw() -> str:
     return secrets.token_hex(32)
 
@@ -281,9 +335,7 @@ class WalletCall(models.Model):
     kind = models.CharField(max_length=8, choices=WalletCallKind.choices)
     purpose = models.CharField(max_length=8, choices=WalletCallPurpose.choices)
     # A rollback's debit (the body's `reference`).
-    reference = models.OneToOneField(
-        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="rollback"
-    )
+    reference = models.OneToOneField("self", on_delete=models.PROTECT, null=True, blank=True, related_name="rollback")
     partner = models.ForeignKey("accounts.Partner", on_delete=models.PROTECT, related_name="wallet_calls")
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="wallet_calls")
     # Not a foreign key: a stake's debit is made before its round exists (the round takes this id).
@@ -418,7 +470,8 @@ class RoundHourTotal(models.Model):
             # An hour's totals are written once: a concurrent summing of the same hour inserts nothing.
             models.UniqueConstraint(
                 fields=["hour", "table", "partner", "currency", "decks", "tie_pays", "tie_after_tie_bonus"],
-                nulls_distinct=False, name="roundhourtotal_one_per_group",
+                nulls_distinct=False,
+                name="roundhourtotal_one_per_group",
             )
         ]
         # Revenue (stakes, GGR, return to player) is the operator's and the auditor's, not support's.

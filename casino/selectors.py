@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from django.db import connection
 from django.db.models import Count, Sum
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from casino.engine import ALL_CARDS, HmacStream, card, server_seed_hash, shoe, shuffle, verify_round
 from casino.engine.war import PRESETS, StealView
@@ -27,8 +28,27 @@ from core.rows import instances_from_row, select_list
 from core.times import rfc3339
 
 
+def table_rules_unfair_bets(table: Table) -> list[str]:
+    """The bets of the table's rules whose exact house edge (casino/odds) is below zero, in words;
+    empty when every bet favours the house (or is even). Plain arithmetic on the table's values,
+    whatever wrote them to the database: rules out of the odds' range count as unfair too."""
+    try:
+        odds = casino_war_odds(table.decks, table.tie_pays, bool(table.tie_after_tie_bonus))
+    except (TypeError, ValueError):
+        return [gettext("every bet")]
+    edges = ((odds.house_edge_war, gettext("main bet (going to war)")),
+             (odds.house_edge_surrender, gettext("main bet (surrendering)")),
+             (odds.house_edge_tie_bet, gettext("tie bet")))  # fmt: skip
+    return [name for edge, name in edges if edge < 0]
+
+
+def table_rules_fair(table: Table) -> bool:
+    return not table_rules_unfair_bets(table)
+
+
 def table_list_open():
-    return Table.objects.filter(is_open=True).order_by("name")
+    """The open tables, but never one whose rules give the player the edge (table_rules_fair)."""
+    return [table for table in Table.objects.filter(is_open=True).order_by("name") if table_rules_fair(table)]
 
 
 def table_get(*, table_pk: int) -> Table | None:
@@ -43,7 +63,7 @@ def table_get(*, table_pk: int) -> Table | None:
 
 def table_get_open(*, table_id: int) -> Table | None:
     table = table_get(table_pk=table_id)
-    return table if table is not None and table.is_open else None
+    return table if table is not None and table.is_open and table_rules_fair(table) else None
 
 
 def table_house_edge(*, table: Table) -> dict[str, float]:
@@ -211,8 +231,15 @@ def match_get(*, match_id: str, player) -> Match | None:
     return match
 
 
-def match_representation(match: Match, replay) -> dict:
-    """The match with its deal, battles, full event log and, in Steal War, the pending question."""
+MATCH_PAGE_BATTLES = 1_000  # battles (with their events) in one answer, unless the caller asks fewer or more
+MATCH_PAGE_MAX = 2_000  # about 1.2 MB of JSON at most (four seats); a page is a replay of the whole match
+
+
+def match_representation(match: Match, replay, *, offset: int = 0, limit: int = MATCH_PAGE_BATTLES) -> dict:
+    """The match with its deal, a page of its battles (from `offset`, at most `limit`) and their
+    events, and, in Steal War, the pending question. The first page also has the events before
+    the first battle; the last one every event after its battles (a paused battle's).
+    `page.next_offset`: where the next page starts, None on the last."""
     pending = replay.pending
     question = None
     if isinstance(pending, StealView):
@@ -232,6 +259,12 @@ def match_representation(match: Match, replay) -> dict:
     finished = match.status == MatchStatus.FINISHED
     revealed = finished or match.human_seat is None  # a person deciding must not see what comes next
     game = replay.game
+    total = len(replay.battles)
+    last_page = offset + limit >= total
+    events = [
+        e.as_json() for e in replay.events
+        if (e.battle > offset or offset == 0) and (last_page or e.battle <= offset + limit)
+    ]  # fmt: skip
     return {
         "id": str(match.id),
         "preset": match.preset,
@@ -248,8 +281,14 @@ def match_representation(match: Match, replay) -> dict:
         "deal": [[ALL_CARDS[c].code for c in stock] for stock in replay.deal] if revealed else None,
         "deal_counts": [len(stock) for stock in replay.deal],
         "result": game.result.as_json() if game is not None else None,
-        "battles": [b.as_json() for b in replay.battles],
-        "events": [e.as_json() for e in replay.events],
+        "battles": [b.as_json() for b in replay.battles[offset : offset + limit]],
+        "events": events,
+        "page": {
+            "offset": offset,
+            "limit": limit,
+            "battles": total,
+            "next_offset": None if last_page else offset + limit,
+        },
         "pending": question,
         "created_at": rfc3339(match.created_at),
         "finished_at": rfc3339(match.finished_at),

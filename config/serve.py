@@ -230,7 +230,8 @@ def main() -> int:
             dotenv_prepare(settings=urls)
             env = {**os.environ, **urls, "PYTHONUNBUFFERED": "1"}
             database_prepare(env)
-            for step in (["migrate", "--noinput"], ["demo_data"]):
+            # bin/serve is the demo: its demo logins are meant, whatever DEBUG says.
+            for step in (["migrate", "--noinput"], ["demo_data", "--yes-demo-logins"]):
                 subprocess.run([python, "manage.py", *step], cwd=ROOT, env=env, check=True)
             celery = [python, "-m", "celery", "-A", "config"]
             supervisor = Supervisor(

@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "csp",
     "django_otp",
     "django_otp.plugins.otp_totp",
+    "django_zxcvbn_password_validator",  # its messages in every language
     "core",
     "accounts",
     "ledger",
@@ -136,12 +137,17 @@ if DATABASES["default"]["ENGINE"] == "core.postgresql":  # (bin/test's deploy ch
 # --- end Database (embed) ---
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Every password a person chooses (sign-up, a password change, a staff reset link): Django's four
+# (length, common, like the name, only digits), and zxcvbn's estimate of how long it would take
+# to guess, at least "safely unguessable" (3 of 0-4): "zzzzzzzzzzzzzzz" or "qwertyuiop" are not.
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    {"NAME": "django_zxcvbn_password_validator.ZxcvbnPasswordValidator"},
 ]
+PASSWORD_MINIMAL_STRENGTH = 3
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("pt-br", "Português (Brasil)"), ("es", "Español")]
@@ -180,6 +186,10 @@ REST_FRAMEWORK = {
         "user": os.environ.get("THROTTLE_PLAYER", "1200/min"),
         "partner": os.environ.get("THROTTLE_PARTNER", "12000/min"),
         "matches": os.environ.get("THROTTLE_MATCHES", "120/min"),
+        # War matches are replayed on every read: battles per caller, and for all anonymous callers
+        # together (a battle with its events costs about 50 us of CPU; casino/api/matches.py).
+        "match_battles": os.environ.get("THROTTLE_MATCH_BATTLES", "40000/min"),
+        "match_battles_anonymous": os.environ.get("THROTTLE_MATCH_BATTLES_ANONYMOUS", "200000/min"),
     },
 }
 
@@ -261,6 +271,11 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+# The operator's reverse proxies and load balancers (addresses or networks, comma-separated). Only
+# when the peer is one of them is X-Forwarded-For read, and then only the hops they appended
+# (core/client_address.py); otherwise rate limits and attempt counters count by REMOTE_ADDR.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", "")
+
 # Production hardening; `manage.py check --deploy` passes with DEBUG off.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=not DEBUG)
@@ -275,9 +290,25 @@ X_FRAME_OPTIONS = "DENY"
 
 LOGIN_URL = "web:signin"
 STAFF_LOGIN_URL = "/admin/login/"
-# Staff sign in with a TOTP code as well as a password, and are signed out when idle.
+# Staff sign in with a TOTP code as well as a password, and are signed out when idle. No page of
+# the back office shows a second factor's secret (accounts/admin.py); django-otp is told so too.
 OTP_TOTP_ISSUER = "Casino War"
+OTP_ADMIN_HIDE_SENSITIVE_DATA = True
+# E-mail: staff are told of resets of their password or second factor (accounts/credentials.py).
+# Printed to the console unless an SMTP server (or any backend) is named.
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Casino War <no-reply@localhost>")
+# A reset link e-mailed to a staff member works once, for this long.
+PASSWORD_RESET_TIMEOUT = int(os.environ.get("PASSWORD_RESET_TIMEOUT_S", str(24 * 3600)))
 STAFF_SESSION_IDLE_MINUTES = int(os.environ.get("STAFF_SESSION_IDLE_MINUTES", "15"))
+# Password hashes (sign-ins, sign-ups, staff sign-ins) one address may have computed per minute
+# (core/attempts.py): each costs about a third of a second of CPU, whatever the name tried.
+PASSWORD_CHECKS_PER_MINUTE = int(os.environ.get("PASSWORD_CHECKS_PER_MINUTE", "20"))
 # Players' API tokens end after this long unused (accounts/tokens.py).
 API_TOKEN_IDLE_MINUTES = int(os.environ.get("API_TOKEN_IDLE_MINUTES", "60"))
 # Play money: players top their wallets up themselves. Only when asked for (bin/serve, the demo,

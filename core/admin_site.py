@@ -10,12 +10,15 @@ so it never tells that a password was right.
 from __future__ import annotations
 
 from django import forms
+from django.contrib.auth import views as auth_views
+from django.urls import path, reverse, reverse_lazy
 from django.utils.translation import gettext_lazy
 from django_otp.admin import OTPAdminAuthenticationForm, OTPAdminSite
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from core.attempts import attempt_failed, attempts_clear, attempts_exhausted
+from core.attempts import attempt_failed, attempts_clear, attempts_exhausted, password_check_allowed
 from core.audit import audit_record
+from core.client_address import client_address
 
 STAFF_SIGN_IN_FAILURES_ALLOWED = 10  # per address and username, per 15 minutes: as players' sign-ins
 SIGN_IN_REFUSED = gettext_lazy("Enter the username, the password and the current code of a staff account.")
@@ -35,7 +38,7 @@ class StaffSignInForm(OTPAdminAuthenticationForm):
     )  # fmt: skip
 
     def _address(self) -> str:
-        return (self.request.META.get("REMOTE_ADDR", "") if self.request else "")[:45]
+        return client_address(self.request)
 
     def _audit(self, action: str, username: str, user=None) -> None:
         audit_record(actor_type="anonymous", actor_id=username or "-", action=action, obj_type="user",
@@ -44,7 +47,9 @@ class StaffSignInForm(OTPAdminAuthenticationForm):
     def clean(self):
         username = str(self.cleaned_data.get("username") or "")
         attempts = f"staff-signin:{self._address()}:{username.lower()}"
-        if attempts_exhausted(key=attempts, limit=STAFF_SIGN_IN_FAILURES_ALLOWED):
+        if attempts_exhausted(key=attempts, limit=STAFF_SIGN_IN_FAILURES_ALLOWED) or not password_check_allowed(
+            address=self._address()
+        ):
             self._audit("sign_in.throttled", username)
             raise forms.ValidationError(SIGN_IN_THROTTLED, code="throttled")
         try:
@@ -81,6 +86,25 @@ class StaffSignInForm(OTPAdminAuthenticationForm):
             raise
 
 
+class StaffPasswordSetView(auth_views.PasswordResetConfirmView):
+    """The one-time link a staff member is e-mailed when a reset of their password was approved
+    (accounts/credentials.py): they choose the new password; nobody else ever sees or sets it."""
+
+    admin_site = None
+    success_url = reverse_lazy("admin:staff_password_set_done")
+
+    def get_context_data(self, **kwargs):
+        return {**super().get_context_data(**kwargs), **self.admin_site.each_context(self.request)}
+
+
+class StaffPasswordSetDoneView(auth_views.PasswordResetCompleteView):
+    admin_site = None
+
+    def get_context_data(self, **kwargs):
+        context = {**super().get_context_data(**kwargs), **self.admin_site.each_context(self.request)}
+        return {**context, "login_url": reverse("admin:login")}
+
+
 class CasinoAdminSite(OTPAdminSite):
     login_form = StaffSignInForm
     login_template = "admin/staff_sign_in.html"
@@ -89,6 +113,15 @@ class CasinoAdminSite(OTPAdminSite):
 
     def __init__(self, name: str = "admin") -> None:
         super().__init__(name)
+
+    def get_urls(self):
+        return [
+            path("password-set/<uidb64>/<token>/", StaffPasswordSetView.as_view(admin_site=self),
+                 name="staff_password_set"),
+            path("password-set/done/", StaffPasswordSetDoneView.as_view(admin_site=self),
+                 name="staff_password_set_done"),
+            *super().get_urls(),
+        ]  # fmt: skip
 
     def login(self, request, extra_context=None):
         response = super().login(request, extra_context)

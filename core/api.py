@@ -9,6 +9,8 @@ forms) validates with the same shapes.
 
 from __future__ import annotations
 
+import itertools
+import json
 import re
 from collections.abc import Iterator
 
@@ -125,9 +127,29 @@ def input_error(errors) -> InvalidInput:
     return InvalidInput(text, errors=errors)
 
 
+def _unknown_fields(serializer: serializers.Serializer, data: object, path: str = "") -> Iterator[str]:
+    """The paths of the keys of `data` that the shape does not declare (nested shapes too)."""
+    if not isinstance(data, dict):
+        return
+    fields = {name: field for name, field in serializer.fields.items() if not field.read_only}
+    for key, value in data.items():
+        field = fields.get(key)
+        shown = json.dumps(str(key)[:64])[1:-1]  # as JSON writes it (ASCII): any text a client sent
+        if field is None:
+            yield f"{path}.{shown}" if path else shown
+        elif isinstance(field, serializers.Serializer):
+            yield from _unknown_fields(field, value, f"{path}.{shown}" if path else shown)
+
+
 def validated(shape: type[serializers.Serializer], data: object, **context) -> dict:
-    """The request's values, as the shape declares them, or the service error that refuses them."""
+    """The request's values, as the shape declares them, or the service error that refuses them.
+    A field the shape does not declare is refused (`invalid_input` naming it), never ignored: a
+    client that sends `currency` on a transfer or misspells `tie_bet` learns it at once."""
     serializer = shape(data=data, context=context)
+    unknown = list(itertools.islice(_unknown_fields(serializer, data), 10))
+    if unknown:
+        text = gettext("unknown field: %(fields)s") % {"fields": ", ".join(unknown)}
+        raise InvalidInput(text, errors={name: [gettext("This field is not accepted here.")] for name in unknown})
     if not serializer.is_valid():
         raise input_error(serializer.errors)
     return serializer.validated_data
@@ -157,6 +179,18 @@ def problems(*statuses: int) -> dict:
 # --- Pages -------------------------------------------------------------------------------------------
 
 
+def query_whole_number(request, name: str, *, low: int, high: int, default: int) -> int:
+    """A query parameter that is a plain whole number from `low` to `high` (`default` when absent);
+    anything else is `invalid_input` (never silently the default)."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    if not re.fullmatch(r"[0-9]{1,10}", raw) or not low <= int(raw) <= high:
+        raise InvalidInput(gettext("%(name)s is a whole number from %(low)s to %(high)s")
+                           % {"name": name, "low": low, "high": high})  # fmt: skip
+    return int(raw)
+
+
 class Pages(LimitOffsetPagination):
     """`?limit=&offset=`, checked strictly: a limit or offset that is not a plain number in range
     is `invalid_input` (DRF would silently use the default)."""
@@ -165,20 +199,12 @@ class Pages(LimitOffsetPagination):
     max_limit = 500
     max_offset = 1_000_000_000
 
-    def _number(self, request, name: str, low: int, high: int, default: int) -> int:
-        raw = request.query_params.get(name)
-        if raw is None:
-            return default
-        if not re.fullmatch(r"[0-9]{1,10}", raw) or not low <= int(raw) <= high:
-            raise InvalidInput(gettext("%(name)s is a whole number from %(low)s to %(high)s")
-                               % {"name": name, "low": low, "high": high})  # fmt: skip
-        return int(raw)
-
     def get_limit(self, request):
-        return self._number(request, self.limit_query_param, 1, self.max_limit, self.default_limit)
+        return query_whole_number(request, self.limit_query_param, low=1, high=self.max_limit,
+                                  default=self.default_limit)  # fmt: skip
 
     def get_offset(self, request):
-        return self._number(request, self.offset_query_param, 0, self.max_offset, 0)
+        return query_whole_number(request, self.offset_query_param, low=0, high=self.max_offset, default=0)
 
 
 PAGE_PARAMETERS = [

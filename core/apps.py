@@ -7,6 +7,9 @@ class CoreConfig(AppConfig):
     name = "core"
     verbose_name = "Audit and API plumbing"
 
+    def ready(self):
+        from core import checks  # noqa: F401  (registers the settings' checks)
+
 
 class CasinoAdminConfig(admin_apps.AdminConfig):
     """The admin with the back office's own site: two-factor staff sign-in (core/admin_site.py)."""

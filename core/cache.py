@@ -145,6 +145,17 @@ redis.call('SET', KEYS[1], tostring(tat + interval), 'PX', math.ceil((tat + inte
 return '0'
 """
 _GCRA_SHA = hashlib.sha1(_GCRA.encode(), usedforsecurity=False).hexdigest()
+# Work paid for after it was done (core/throttling.py's WorkThrottle): `cost` seconds of the rate
+# added to the key's arrival time whatever it is, so a caller who overdrew waits it out.
+_GCRA_CHARGE = """
+local now, cost = tonumber(ARGV[1]), tonumber(ARGV[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tat < now then tat = now end
+tat = tat + cost
+redis.call('SET', KEYS[1], tostring(tat), 'PX', math.max(1, math.ceil((tat - now) * 1000)))
+return tostring(tat - now)
+"""
+_GCRA_CHARGE_SHA = hashlib.sha1(_GCRA_CHARGE.encode(), usedforsecurity=False).hexdigest()
 
 
 def _decoded(values: list) -> list[str | None]:
@@ -159,6 +170,12 @@ def _gcra_in_memory(cache: LocMemCache, lock: threading.Lock, key: str, now: flo
             return tat + interval - now - burst
         cache.set(key, tat + interval, timeout=tat + interval - now)
         return 0.0
+
+
+def _charge_in_memory(cache: LocMemCache, lock: threading.Lock, key: str, now: float, cost: float) -> None:
+    with lock:
+        tat = max(cache.get(key) or 0.0, now) + cost
+        cache.set(key, tat, timeout=max(tat - now, 0.001))
 
 
 def _window_in_memory(cache, lock: threading.Lock, key: str, ends: float, seconds: float) -> tuple[float, bool]:
@@ -290,6 +307,18 @@ class PooledRedisCache(RedisCache):
             return float(answers[0])
         return _gcra_in_memory(self.fallback, self._fallback_lock, key, now, interval_s, burst_s)
 
+    def rate_charge(self, key: str, *, seconds: float) -> None:
+        """Add `seconds` of the rate to `key`'s arrival time, allowed or not (work paid for after
+        it was done). One Redis call."""
+        now = time.time()
+        name = self.make_key(key)
+        try:
+            answers = self._guarded_call(("EVALSHA", _GCRA_CHARGE_SHA, 1, name, now, seconds))
+        except NoScriptError:
+            answers = self._guarded_call(("EVAL", _GCRA_CHARGE, 1, name, now, seconds))
+        if answers is None:
+            _charge_in_memory(self.fallback, self._fallback_lock, key, now, seconds)
+
     def add_shared(self, key: str, value, timeout: float) -> bool | None:
         """`add` where only Redis will do (a value every process must see, like a used nonce):
         True if added, False if the key was there, None when Redis cannot be reached (the
@@ -393,6 +422,16 @@ def cache_rate_limit(cache, key: str, *, interval_s: float, burst_s: float) -> f
         return rate_limit(key, interval_s=interval_s, burst_s=burst_s)
     lock = _local_locks.setdefault(id(cache), threading.Lock())
     return _gcra_in_memory(cache, lock, key, time.time(), interval_s, burst_s)
+
+
+def cache_rate_charge(cache, key: str, *, seconds: float) -> None:
+    """`PooledRedisCache.rate_charge` on any cache (a cache in process memory counts per process)."""
+    rate_charge = getattr(cache, "rate_charge", None)
+    if rate_charge is not None:
+        rate_charge(key, seconds=seconds)
+        return
+    lock = _local_locks.setdefault(id(cache), threading.Lock())
+    _charge_in_memory(cache, lock, key, time.time(), seconds)
 
 
 def cache_window_open(cache, key: str, *, seconds: float) -> tuple[float, bool]:

@@ -9,6 +9,8 @@ and strict OpenAPI 3.0 tools and client generators read it right:
 * a request's field with a default is optional, and says its default in words (a generator
   reading `default` makes the field required in TypeScript);
 * a page's GET is a `..._list` operation.
+* a request body's object declares every field it takes (`additionalProperties: false`): the API
+  refuses any other (core/api.py `validated`).
 """
 
 from __future__ import annotations
@@ -109,6 +111,22 @@ def _defaults_in_words(component: dict) -> None:
             field["description"] = f"{field.get('description', '').rstrip()} {said}".lstrip()
 
 
+def _closed(schema: dict, components: dict, seen: set[str]) -> None:
+    """A request body's object and the objects of its fields take no field they do not declare."""
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        if name in seen or name not in components:
+            return
+        seen.add(name)
+        schema = components[name]
+    for option in schema.get("allOf", []) + schema.get("oneOf", []) + schema.get("anyOf", []):
+        _closed(option, components, seen)
+    if schema.get("type") == "object" and "properties" in schema:
+        schema.setdefault("additionalProperties", False)
+        for field in schema["properties"].values():
+            _closed(field, components, seen)
+
+
 def strict_openapi(result, generator, request, public):
     components = result.get("components", {}).get("schemas", {})
     for path_item in result.get("paths", {}).values():
@@ -122,6 +140,7 @@ def strict_openapi(result, generator, request, public):
                     media["schema"] = _strict_nullable(media["schema"], components)
             for media in operation.get("requestBody", {}).get("content", {}).values():
                 media["schema"] = _strict_nullable(media["schema"], components)
+                _closed(media["schema"], components, set())
     for name, schema in list(components.items()):
         components[name] = _strict_nullable(schema, components)
         if name.endswith("Request"):  # COMPONENT_SPLIT_REQUEST: what a client sends

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 
-from core.cache import cache_rate_limit
+from core.cache import cache_rate_charge, cache_rate_limit
+from core.client_address import client_address
 
 
 class CellRateThrottle(SimpleRateThrottle):
@@ -31,6 +32,11 @@ class CellRateThrottle(SimpleRateThrottle):
     def wait(self) -> float:
         return self.wait_s
 
+    def get_ident(self, request) -> str:
+        """The caller's address (core/client_address.py): DRF's own reads X-Forwarded-For as the
+        caller wrote it, so a new forged address per request would pass any limit."""
+        return client_address(request)
+
 
 class PlayerRateThrottle(CellRateThrottle, UserRateThrottle):
     """Requests per signed-in player (scope `user`), or per address for anyone else."""
@@ -38,3 +44,26 @@ class PlayerRateThrottle(CellRateThrottle, UserRateThrottle):
 
 class AnonymousRateThrottle(CellRateThrottle, AnonRateThrottle):
     """Requests per address from callers who are not signed in (scope `anon`)."""
+
+
+class WorkThrottle(CellRateThrottle):
+    """A budget of work rather than of requests: "N/period" is N units of work (battles replayed,
+    say) per period and caller. A request is let in while its caller's budget is not overdrawn
+    (it takes one unit on the way in); the view then `charge`s what the request cost, which may
+    overdraw the budget: the caller's next requests wait (429, Retry-After) until the rate has
+    paid it back. No request can cost more than the view bounds it to, so a caller's work per
+    period is at most N plus one request's."""
+
+    def charge(self, request, view, units: int) -> None:
+        if self.rate is None or units <= 1:
+            return
+        key = self.get_cache_key(request, view)
+        if key is not None:
+            cache_rate_charge(self.cache, key, seconds=(units - 1) * self.duration / self.num_requests)
+
+
+def throttles_charge(request, view, units: int) -> None:
+    """Charge `units` of work to every WorkThrottle of the view (after the work was done)."""
+    for throttle in view.get_throttles():
+        if isinstance(throttle, WorkThrottle):
+            throttle.charge(request, view, units)

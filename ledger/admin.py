@@ -3,7 +3,6 @@
 Adjustments are the one way staff move money: proposed here, approved by someone else.
 """
 
-import csv
 import itertools
 import json
 
@@ -15,6 +14,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from core.admin_base import MakerCheckerAdmin, ReadOnlyAdmin, html_table, short_id
+from core.csv_export import CsvWriter
 from core.errors import ServiceError
 from ledger.admin_money import MoneyField, money_column, money_text
 from ledger.models import (
@@ -66,7 +66,7 @@ class _Echo:
 def account_lines_csv(account: Account) -> StreamingHttpResponse:
     """Every line of the account, newest first in the order its balance changed, amounts as decimals
     of major units beside their currency (as the report exports); streamed: a house account has many."""
-    writer = csv.writer(_Echo())
+    writer = CsvWriter(_Echo())
     header = ["posting", "entry", "created_at", "kind", "reference_type", "reference_id", "amount", "balance_after",
               "currency"]  # fmt: skip
     rows = (

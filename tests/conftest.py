@@ -91,11 +91,18 @@ def throttle_rates(monkeypatch):
     from django.core.cache import cache
     from rest_framework.throttling import SimpleRateThrottle
 
-    rates = {"anon": "100000/min", "user": "100000/min", "partner": "100000/min", "matches": "100000/min"}
+    rates = {"anon": "100000/min", "user": "100000/min", "partner": "100000/min", "matches": "100000/min",
+             "match_battles": "100000000/min", "match_battles_anonymous": "100000000/min"}  # fmt: skip
     monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
     cache.clear()
     yield rates
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def generous_password_checks(settings):
+    """Tests sign in and up many times from one address; tests of the bound set their own."""
+    settings.PASSWORD_CHECKS_PER_MINUTE = 100_000
 
 
 @pytest.fixture(autouse=True)

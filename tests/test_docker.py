@@ -1,6 +1,8 @@
 """docker/compose.yaml describes the whole service with production defaults: it refuses to start
-without SECRET_KEY, and loads demo data and turns play money on only when asked for. Checked with
-`docker compose config` (or Debian's docker-compose; .ci/run installs it): no engine needed."""
+without SECRET_KEY or POSTGRES_PASSWORD (no password is written in it), publishes the web port on
+the loopback interface only unless told otherwise, and loads demo data and turns play money on
+only when asked for. Checked with `docker compose config` (or Debian's docker-compose; .ci/run
+installs it): no engine needed."""
 
 import os
 import shutil
@@ -13,7 +15,9 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE_FILE = ROOT / "docker" / "compose.yaml"
 APP_SERVICES = ("migrate", "web", "worker", "beat")
-ASKED_FOR = ("SECRET_KEY", "DEMO_DATA", "PLAY_MONEY", "DEMO_PASSWORD", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS")
+ASKED_FOR = ("SECRET_KEY", "POSTGRES_PASSWORD", "DEMO_DATA", "PLAY_MONEY", "DEMO_PASSWORD", "ALLOWED_HOSTS",
+             "CSRF_TRUSTED_ORIGINS", "WEB_BIND", "WEB_PORT", "PGPASSWORD")  # fmt: skip
+SECRETS = {"SECRET_KEY": "k" * 50, "POSTGRES_PASSWORD": "p@ss:w/rd-" + "x" * 20}
 
 
 def compose_command() -> list[str]:
@@ -36,10 +40,41 @@ def compose_config(tmp_path, **env: str) -> subprocess.CompletedProcess:
 
 
 def test_compose_refuses_to_start_without_a_secret_key(tmp_path):
-    for env in ({}, {"SECRET_KEY": ""}):
+    for env in ({"POSTGRES_PASSWORD": "p" * 20}, {"SECRET_KEY": "", "POSTGRES_PASSWORD": "p" * 20}):
         result = compose_config(tmp_path, **env)
         assert result.returncode != 0 and "SECRET_KEY" in result.stderr
     assert "SECRET_KEY:-" not in COMPOSE_FILE.read_text()  # no fallback key of any kind
+
+
+def test_compose_takes_the_database_password_from_the_environment(tmp_path):
+    """Issue #28: no password written in the file; without one compose refuses to start."""
+    for env in ({"SECRET_KEY": "k" * 50}, {"SECRET_KEY": "k" * 50, "POSTGRES_PASSWORD": ""}):
+        result = compose_config(tmp_path, **env)
+        assert result.returncode != 0 and "POSTGRES_PASSWORD" in result.stderr
+    text = COMPOSE_FILE.read_text()
+    assert "POSTGRES_PASSWORD:-" not in text and "casino:casino@" not in text
+    services = yaml.safe_load(compose_config(tmp_path, **SECRETS).stdout)["services"]
+    assert services["postgres"]["environment"]["POSTGRES_PASSWORD"] == SECRETS["POSTGRES_PASSWORD"]
+    for name in APP_SERVICES:
+        env = services[name]["environment"]
+        assert env["PGPASSWORD"] == SECRETS["POSTGRES_PASSWORD"]  # libpq reads it: no escaping in a URL
+        assert "@postgres:5432/" in env["DATABASE_URL"] and ":" not in env["DATABASE_URL"].split("//")[1].split("@")[0]
+
+
+def _published(port) -> tuple[str, str]:
+    """(host address, host port) of a port as `docker compose config` writes it (short or long form)."""
+    if isinstance(port, dict):
+        return port.get("host_ip", "0.0.0.0"), str(port["published"])
+    parts = str(port).split("/")[0].split(":")
+    return (parts[0], parts[1]) if len(parts) == 3 else ("0.0.0.0", parts[0])
+
+
+def test_compose_publishes_the_web_port_on_the_loopback_only_unless_told(tmp_path):
+    services = yaml.safe_load(compose_config(tmp_path, **SECRETS).stdout)["services"]
+    assert [_published(port) for port in services["web"]["ports"]] == [("127.0.0.1", "8000")]
+    assert not any("ports" in services[name] for name in ("postgres", "redis", "worker", "beat", "migrate"))
+    told = yaml.safe_load(compose_config(tmp_path, **SECRETS, WEB_BIND="0.0.0.0", WEB_PORT="8080").stdout)
+    assert [_published(port) for port in told["services"]["web"]["ports"]] == [("0.0.0.0", "8080")]
 
 
 def run_migrate_service(tmp_path, service: dict) -> list[str]:
@@ -57,7 +92,7 @@ def run_migrate_service(tmp_path, service: dict) -> list[str]:
 
 
 def test_compose_has_no_demo_data_and_no_play_money_unless_asked_for(tmp_path):
-    result = compose_config(tmp_path, SECRET_KEY="k" * 50)
+    result = compose_config(tmp_path, **SECRETS)
     assert result.returncode == 0, result.stderr
     services = yaml.safe_load(result.stdout)["services"]
     for name in APP_SERVICES:
@@ -66,7 +101,7 @@ def test_compose_has_no_demo_data_and_no_play_money_unless_asked_for(tmp_path):
         assert str(env["PLAY_MONEY"]).lower() == "false" and str(env["DEMO_DATA"]).lower() == "false"
     assert run_migrate_service(tmp_path, services["migrate"]) == ["manage.py migrate --noinput"]
 
-    asked = compose_config(tmp_path, SECRET_KEY="k" * 50, DEMO_DATA="true", PLAY_MONEY="true")
+    asked = compose_config(tmp_path, **SECRETS, DEMO_DATA="true", PLAY_MONEY="true")
     services = yaml.safe_load(asked.stdout)["services"]
     assert all(str(services[name]["environment"]["PLAY_MONEY"]).lower() == "true" for name in APP_SERVICES)
     assert run_migrate_service(tmp_path, services["migrate"]) == ["manage.py migrate --noinput", "manage.py demo_data"]

@@ -10,6 +10,7 @@ partner would refuse it. Nothing here imports Django or the project.
         wallet.set_balance(player="ext-1", currency="EUR", amount=10_000)
         ...  # partner_create --wallet-url wallet.url
         wallet.fail(Fault.TIMEOUT, calls={"debit"}, times=1)
+        wallet.fail(Fault.WRONG_ANSWER, calls={"debit"}, answer=b'{"balance": -5}')
         wallet.wait_for(lambda: wallet.calls_named("credit"))
 
 Or as a process (benchmarks, the fault suite), controlled over HTTP with `RemoteWallet`:
@@ -79,6 +80,7 @@ class Fault(enum.Enum):
     INSUFFICIENT_FUNDS = "insufficient_funds"  # refuse as 422 insufficient_funds whatever the balance
     APPLY_THEN_DROP = "apply_then_drop"  # apply the call, then close the connection without an answer
     DROP = "drop"  # close the connection without applying or answering
+    WRONG_ANSWER = "wrong_answer"  # apply the call, then answer `answer` (raw bytes) with the call's status
 
 
 @dataclass
@@ -115,6 +117,7 @@ class _Rule:
     calls: frozenset[str] | None
     times: int | None
     seconds: float
+    answer: bytes = b""
 
 
 class _Refusal(Exception):
@@ -132,6 +135,7 @@ class _Outcome:
     drop: bool = False
     repeat: bool = False
     moved: int = 0
+    raw: bytes | None = None  # sent instead of `answer` as JSON (Fault.WRONG_ANSWER)
 
 
 @dataclass
@@ -228,16 +232,17 @@ class PartnerWallet:
             return dict(self._state.balances)
 
     def fail(self, fault: Fault, *, calls: Iterable[str] | None = None, times: int | None = 1,
-             seconds: float | None = None) -> None:  # fmt: skip
+             seconds: float | None = None, answer: bytes = b"") -> None:  # fmt: skip
         """The next `times` calls named in `calls` (every call when None) misbehave as `fault`;
         `times=None`: every one until `clear_faults()`. `seconds`: the delay of TIMEOUT and
-        LATE_APPLY (default `timeout_s`). Faults apply to requests whose signature and body pass."""
+        LATE_APPLY (default `timeout_s`); `answer`: the bytes WRONG_ANSWER sends. Faults apply to
+        requests whose signature and body pass."""
         names = None if calls is None else frozenset(calls)
         if names is not None and not names <= set(CALLS):
             raise ValueError(f"calls are among {CALLS}")
         if times is not None and times < 1:
             raise ValueError("times is at least 1, or None for every call")
-        rule = _Rule(fault, names, times, self.timeout_s if seconds is None else seconds)
+        rule = _Rule(fault, names, times, self.timeout_s if seconds is None else seconds, answer)
         with self._lock:
             self._state.rules.append(rule)
 
@@ -365,7 +370,8 @@ class PartnerWallet:
         state = self._state
         if name == "balance":
             return _Outcome(200, {"balance": self._balance_of(body["player"], body["currency"])}, fault=fault,
-                            delay_s=rule.seconds if fault is Fault.TIMEOUT else 0.0, drop=fault is Fault.APPLY_THEN_DROP)  # fmt: skip
+                            delay_s=rule.seconds if fault is Fault.TIMEOUT else 0.0, drop=fault is Fault.APPLY_THEN_DROP,
+                            raw=rule.answer if fault is Fault.WRONG_ANSWER else None)  # fmt: skip
         transaction_id = body["transaction_id"]
         stored = state.transactions.get(transaction_id)
         if stored is not None:
@@ -380,6 +386,8 @@ class PartnerWallet:
         if fault is Fault.TIMEOUT:
             outcome.delay_s = rule.seconds
         outcome.drop = fault is Fault.APPLY_THEN_DROP
+        if fault is Fault.WRONG_ANSWER:
+            outcome.raw = rule.answer
         return outcome
 
     def _balance_of(self, player: str, currency: str) -> int:
@@ -443,7 +451,7 @@ class PartnerWallet:
                 return 200, {"balance": self.balance(player=body["player"], currency=body["currency"])}
             if method == "POST" and action == "fail":
                 self.fail(Fault(body["fault"]), calls=body.get("calls"), times=body.get("times", 1),
-                          seconds=body.get("seconds"))  # fmt: skip
+                          seconds=body.get("seconds"), answer=body.get("answer", "").encode("utf-8", "surrogateescape"))  # fmt: skip
                 return 200, {}
             if method == "POST" and action == "clear":
                 self.clear_faults()
@@ -558,7 +566,7 @@ def _handler_for(wallet: PartnerWallet) -> type[BaseHTTPRequestHandler]:
             if outcome.drop:
                 self.close_connection = True
                 return
-            self._send(outcome.status, outcome.answer)
+            self._send(outcome.status, outcome.answer, raw=outcome.raw)
 
         def do_GET(self) -> None:
             path = urlsplit(self.path).path
@@ -567,8 +575,8 @@ def _handler_for(wallet: PartnerWallet) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send(405, {"code": "method_not_allowed", "detail": "the wallet's calls are POSTs"})
 
-        def _send(self, status: int, answer: dict) -> None:
-            data = json.dumps(answer).encode()
+        def _send(self, status: int, answer: dict | None, raw: bytes | None = None) -> None:
+            data = json.dumps(answer).encode() if raw is None else raw
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -619,9 +627,10 @@ class RemoteWallet:
         self._call("POST", "balance", {"player": player, "currency": currency, "amount": amount})
 
     def fail(self, fault: Fault, *, calls: Iterable[str] | None = None, times: int | None = 1,
-             seconds: float | None = None) -> None:  # fmt: skip
+             seconds: float | None = None, answer: bytes = b"") -> None:  # fmt: skip
         self._call("POST", "fail", {"fault": fault.value, "calls": None if calls is None else sorted(calls),
-                                    "times": times, "seconds": seconds})  # fmt: skip
+                                    "times": times, "seconds": seconds,
+                                    "answer": answer.decode("utf-8", "surrogateescape")})  # fmt: skip
 
     def clear_faults(self) -> None:
         self._call("POST", "clear")

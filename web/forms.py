@@ -30,3 +30,23 @@ class SignInForm(forms.Form):
     password = forms.CharField(
         label=_("Password"), strip=False, widget=forms.PasswordInput(attrs=_text("current-password"))
     )
+
+
+class PasswordChangeForm(forms.Form):
+    old_password = forms.CharField(
+        label=_("Current password"), strip=False,
+        widget=forms.PasswordInput(attrs=_text("current-password", autofocus=True)),
+    )  # fmt: skip
+    new_password = forms.CharField(
+        label=_("New password"), strip=False, widget=forms.PasswordInput(attrs=_text("new-password")),
+        help_text=_("At least 8 characters and hard to guess: a few uncommon words work well."),
+    )  # fmt: skip
+    new_password_again = forms.CharField(
+        label=_("New password, again"), strip=False, widget=forms.PasswordInput(attrs=_text("new-password"))
+    )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("new_password") and data.get("new_password") != data.get("new_password_again"):
+            self.add_error("new_password_again", _("The two new passwords differ."))
+        return data

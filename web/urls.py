@@ -13,6 +13,7 @@ urlpatterns = [
     path("language/", views.language_set, name="language"),
     path("wallet/", views.wallet, name="wallet"),
     path("wallet/top-up/", views.wallet_top_up, name="wallet-top-up"),
+    path("account/password/", views.password_change, name="password"),
     path("tables/<int:table_id>/", views.table_play, name="table"),
     path("history/", views.history, name="history"),
     path("history/<str:round_id>/", views.round_recall, name="round"),

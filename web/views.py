@@ -9,7 +9,7 @@ from functools import wraps
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login, logout
+from django.contrib.auth import login, logout, update_session_auth_hash
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.http import Http404
@@ -26,6 +26,7 @@ from accounts.services import (
     PLAY_MONEY_TOP_UPS,
     player_authenticate,
     player_language_set,
+    player_password_change,
     player_play_money_top_up,
     player_signup,
 )
@@ -52,7 +53,7 @@ from protection.selectors import protection_summary
 from protection.serializers import ExclusionStartSerializer, LimitSetSerializer, RealityCheckSerializer
 from protection.services import exclusion_start, limit_set, reality_check_set, session_start
 from web.chips import chip_values
-from web.forms import SignInForm, SignUpForm
+from web.forms import PasswordChangeForm, SignInForm, SignUpForm
 
 
 def favicon(request):
@@ -175,6 +176,27 @@ def wallet(request):
         "summary": player_wallet_summary(player=player), "lines": lines,
         "play_money": settings.PLAY_MONEY, "top_ups": PLAY_MONEY_TOP_UPS, "top_up_key": uuid.uuid4().hex,
     })  # fmt: skip
+
+
+@player_required
+def password_change(request):
+    """The signed-in player's new password: every other session and every API token ends, this
+    session goes on."""
+    form = PasswordChangeForm(request.POST or None)
+    status = 200
+    if request.method == "POST" and form.is_valid():
+        try:
+            player_password_change(request=request, player=request.player,
+                                   old_password=form.cleaned_data["old_password"],
+                                   new_password=form.cleaned_data["new_password"])  # fmt: skip
+        except ServiceError as error:
+            form.add_error(None, error.detail)
+            status = 429 if isinstance(error, TooManyAttempts) else 200
+        else:
+            update_session_auth_hash(request, request.user)
+            messages.success(request, _("Your password is changed. Other devices are signed out."))
+            return redirect("web:wallet")
+    return render(request, "web/password.html", {"form": form}, status=status)
 
 
 @require_POST

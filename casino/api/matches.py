@@ -1,9 +1,16 @@
-"""War matches: any preset of the rule book, dealt from a seed and played for fun (no money)."""
+"""War matches: any preset of the rule book, dealt from a seed and played for fun (no money).
+
+Anyone may deal one, signed in or not, and a match is replayed from its seed on every read, so
+each request's work and answer are bounded: no game of more than MAX_BATTLES_LIMIT battles, an
+answer of at most one page of battles and their events (`?offset=&limit=`, `page.next`), and
+budgets of battles replayed per caller and for all anonymous callers together (429 beyond).
+"""
 
 from __future__ import annotations
 
+from django.urls import reverse
 from django.utils.translation import gettext
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -14,11 +21,13 @@ from casino.api.serializers import (
     MatchSerializer,
     WarPresetSerializer,
 )
-from casino.selectors import match_get, match_representation, war_presets
-from casino.services.matches import match_decide, match_replay, match_start
-from core.api import problems, validated
+from casino.selectors import MATCH_PAGE_BATTLES, MATCH_PAGE_MAX, match_get, match_representation, war_presets
+from casino.services.matches import MAX_BATTLES_LIMIT, match_decide, match_replay, match_start
+from core.api import problems, query_whole_number, validated
 from core.errors import NotFound
-from core.throttling import AnonymousRateThrottle, PlayerRateThrottle
+from core.throttling import AnonymousRateThrottle, PlayerRateThrottle, WorkThrottle, throttles_charge
+
+MAX_PAGE_OFFSET = MAX_BATTLES_LIMIT
 
 
 class MatchThrottle(PlayerRateThrottle):
@@ -27,9 +36,27 @@ class MatchThrottle(PlayerRateThrottle):
     scope = "matches"
 
 
+class MatchBattlesThrottle(WorkThrottle, PlayerRateThrottle):
+    """Battles replayed, per signed-in player or per address (`THROTTLE_MATCH_BATTLES`)."""
+
+    scope = "match_battles"
+
+
+class AnonymousMatchBattlesThrottle(WorkThrottle):
+    """Battles replayed for everyone not signed in, together (`THROTTLE_MATCH_BATTLES_ANONYMOUS`):
+    however many addresses ask, games for fun take at most this much of the service's CPU."""
+
+    scope = "match_battles_anonymous"
+
+    def get_cache_key(self, request, view):
+        if request.user and request.user.is_authenticated:
+            return None
+        return self.cache_format % {"scope": self.scope, "ident": "everyone"}
+
+
 class MatchView(APIView):
     permission_classes = [AllowAny]
-    throttle_classes = [MatchThrottle]
+    throttle_classes = [MatchThrottle, MatchBattlesThrottle, AnonymousMatchBattlesThrottle]
 
     def caller_player(self):
         return getattr(self.request.user, "player", None) if self.request.user.is_authenticated else None
@@ -39,6 +66,37 @@ class MatchView(APIView):
         if match is None:
             raise NotFound(gettext("no such match"))
         return match
+
+    def handle_exception(self, exc):
+        # A deal found too long was played to the bound before it was refused: it is charged too.
+        played = getattr(exc, "battles_played", 0)
+        if played:
+            throttles_charge(self.request, self, played)
+        return super().handle_exception(exc)
+
+    def answer(self, match, replay, *, replays: int = 1, offset: int = 0, limit: int = MATCH_PAGE_BATTLES) -> dict:
+        """One page of the replayed match; the battles played for it charged to the caller's budgets."""
+        throttles_charge(self.request, self, replays * max(len(replay.battles), 1) + replay.discarded)
+        body = match_representation(match, replay, offset=offset, limit=limit)
+        page = body["page"]
+        following = page.pop("next_offset")
+        page["next"] = None
+        if following is not None:
+            path = reverse("api:match", kwargs={"match_id": str(match.id)})
+            page["next"] = self.request.build_absolute_uri(f"{path}?offset={following}&limit={limit}")
+        return body
+
+
+PAGE_PARAMETERS = [
+    OpenApiParameter(
+        "offset", {"type": "integer", "minimum": 0, "maximum": MAX_PAGE_OFFSET}, OpenApiParameter.QUERY,
+        description="The battles (and their events) to skip.",
+    ),
+    OpenApiParameter(
+        "limit", {"type": "integer", "minimum": 1, "maximum": MATCH_PAGE_MAX}, OpenApiParameter.QUERY,
+        description=f"Battles per answer, with their events (default {MATCH_PAGE_BATTLES}).",
+    ),
+]  # fmt: skip
 
 
 class WarPresetListView(APIView):
@@ -60,14 +118,19 @@ class MatchListView(MatchView):
     def post(self, request):
         shape = validated(MatchCreateSerializer, request.data)
         match, replay = match_start(player=self.caller_player(), **shape)
-        return Response(match_representation(match, replay), status=201)
+        return Response(self.answer(match, replay), status=201)
 
 
 class MatchDetailView(MatchView):
-    @extend_schema(responses={200: MatchSerializer, **problems(401, 403, 404, 429)}, summary="A match, replayed")
+    @extend_schema(
+        parameters=PAGE_PARAMETERS, responses={200: MatchSerializer, **problems(400, 401, 403, 404, 409, 429)},
+        summary="A match, replayed: a page of its battles and their events",
+    )  # fmt: skip
     def get(self, request, match_id):
+        offset = query_whole_number(request, "offset", low=0, high=MAX_PAGE_OFFSET, default=0)
+        limit = query_whole_number(request, "limit", low=1, high=MATCH_PAGE_MAX, default=MATCH_PAGE_BATTLES)
         match = self.get_match(match_id)
-        return Response(match_representation(match, match_replay(match)))
+        return Response(self.answer(match, match_replay(match), offset=offset, limit=limit))
 
 
 class MatchDecisionView(MatchView):
@@ -80,4 +143,4 @@ class MatchDecisionView(MatchView):
         shape = validated(MatchDecisionSerializer, request.data)
         match, replay = match_decide(match=self.get_match(match_id), steal=shape.get("steal", ...),
                                      top=shape.get("top", ...))  # fmt: skip
-        return Response(match_representation(match, replay))
+        return Response(self.answer(match, replay, replays=2))  # the position, then the move

@@ -245,6 +245,13 @@ class MatchQuestionSerializer(serializers.Serializer):
     cards = serializers.ListField(child=serializers.CharField(), required=False)
 
 
+class MatchPageSerializer(serializers.Serializer):
+    offset = serializers.IntegerField(help_text="The battles skipped before this page.")
+    limit = serializers.IntegerField(help_text="The most battles this page holds.")
+    battles = serializers.IntegerField(help_text="The battles of the whole match (so far).")
+    next = serializers.URLField(allow_null=True, help_text="The next page of battles and events, if any.")
+
+
 class MatchSerializer(serializers.Serializer):
     id = serializers.CharField()
     preset = serializers.CharField()
@@ -259,8 +266,9 @@ class MatchSerializer(serializers.Serializer):
     )  # fmt: skip
     deal_counts = serializers.ListField(child=serializers.IntegerField(), help_text="cards dealt to each seat")
     result = MatchResultSerializer(allow_null=True)
-    battles = MatchBattleSerializer(many=True)
-    events = MatchEventSerializer(many=True)
+    battles = MatchBattleSerializer(many=True, help_text="This page's battles (`page`).")
+    events = MatchEventSerializer(many=True, help_text="The events of this page's battles.")
+    page = MatchPageSerializer()
     pending = MatchQuestionSerializer(allow_null=True)
     created_at = serializers.CharField()
     finished_at = serializers.CharField(allow_null=True)

@@ -33,6 +33,15 @@ class ShoeExhaustedError(EngineError):
     """More cards were asked of a shoe than it holds."""
 
 
+class BattleBudgetExceeded(EngineError):
+    """The game had not ended after the battles its caller would pay for (`battle_budget`): a
+    service bounds the work of one request so, without changing how any shorter game is played."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        super().__init__(f"the game has not ended after {budget} battles")
+
+
 class DecisionRequired(EngineError):
     """A scripted agent was asked for a decision it was not given (a person has to decide).
 

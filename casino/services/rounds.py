@@ -37,7 +37,7 @@ from casino.engine import (
     shuffle,
 )
 from casino.models import Round, RoundStatus, SeedPair, ShoeState, Table
-from casino.selectors import table_get
+from casino.selectors import table_get, table_rules_fair
 from casino.services.fairness import seed_pair_active
 from casino.services.settlement import broker_task_send, settlement_enqueue
 from core import clock
@@ -132,6 +132,8 @@ def _check_table(table: Table | None, *, table_id: int, player, main: int, tie: 
     if table is None:
         raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
     if not table.is_open:
+        raise TableClosed(gettext("%(table)s is closed") % {"table": table.name})
+    if not table_rules_fair(table):  # never played, whatever the database says (casino/services/tables.py)
         raise TableClosed(gettext("%(table)s is closed") % {"table": table.name})
     if table.currency != player.currency:
         raise WalletCurrencyMismatch(

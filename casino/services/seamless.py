@@ -75,7 +75,7 @@ def _refused(status: str) -> ServiceError:
 def _debit(call: WalletCall) -> Debit:
     """Step 2: the call, with no transaction open; a refusal or a failure recorded and raised."""
     answer = wallet_debit_send(call=call)
-    if answered_balance(answer) is not None:
+    if answered_balance(answer, sent=call.request_body) is not None:
         return Debit(call, answer)
     with transaction.atomic():
         held = WalletCall.objects.select_for_update(of=("self",)).select_related("player").get(pk=call.pk)

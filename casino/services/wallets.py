@@ -10,6 +10,12 @@ addresses only, no redirect followed), with X-Nonce = the call's `transaction_id
   the partner answers 2xx, by the task and by a sweeper in beat (a dead worker, Redis down).
 * Transaction ids never change for a call, so a repeated call is answered by the partner with its
   first result, and an attempt whose answer was lost costs nothing.
+* Every answer is checked before anything of it is believed (`wallet_answer_problem`): a `200`
+  whose body is not a JSON object of UTF-8 without NUL, whose `balance` is not an integer from 0 to
+  MAX_PARTNER_BALANCE, or whose `transaction_id`, `reference`, `player`, `currency`, `amount` or
+  `round` (when it says them) are not the call's, is "any other answer" (API.md): a debit so
+  answered is `503 wallet_unavailable` and rolled back, a balance is not shown, a credit or
+  rollback is not acknowledged and is tried again. Stored answers keep no NUL.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from core.after_commit import after_commit, task_enqueue
 from core.audit import audit_record
 from core.errors import WalletUnavailable
 from core.outbound import CONNECT_TIMEOUT_S, OutboundAnswer, outbound_post
+from core.parsers import json_loads_strict
 from core.transactions import connection_release_for_wait, retried_on_lost_connection
 
 logger = logging.getLogger(__name__)
@@ -49,6 +56,11 @@ DEBIT_LEASE_S = 30
 OVERDUE_AFTER = timedelta(minutes=15)
 SEND_WALLET_CALL_TASK = "casino.send_wallet_call"  # casino/tasks.py: asked for by name, never imported here
 ANSWER_KEPT_CHARS = 2000
+# A partner's balance beyond this (minor units: ten trillion of a currency with cents) is no
+# balance but a broken answer; it also keeps every balance well inside PostgreSQL's bigint.
+MAX_PARTNER_BALANCE = 10**15 - 1
+# Fields of a call that an answer may say again; when it does, they must be the call's.
+ECHOED_FIELDS = ("transaction_id", "reference", "player", "currency", "amount", "round")
 
 
 def backoff_seconds(attempts: int) -> int:
@@ -80,34 +92,62 @@ def wallet_post(*, partner, name: str, nonce: str, body: dict) -> OutboundAnswer
 
 
 def _answer_json(answer: OutboundAnswer) -> dict | None:
+    """The answer's body as a JSON object; None for UTF-8 with a NUL, or not UTF-8, not strict JSON
+    (NaN, a key twice, nested beyond reason) or not an object."""
+    if b"\x00" in answer.body:
+        return None
     try:
-        parsed = json.loads(answer.body)
-    except ValueError:
+        parsed = json_loads_strict(answer.body.decode("utf-8"))
+    except (ValueError, RecursionError):
         return None
     return parsed if isinstance(parsed, dict) else None
 
 
-def answered_balance(answer: OutboundAnswer) -> int | None:
-    """The player's balance from a `200 {"balance": <int>}`; None for any other answer."""
+def wallet_answer_problem(answer: OutboundAnswer, *, sent: dict) -> str:
+    """Why `answer` is not a usable `200 {"balance": <int>}` to the call whose body was `sent`;
+    "" when it is one."""
     if answer.status_code != 200 or not answer.ok:
+        return answer.error or f"HTTP {answer.status_code}"
+    found = _answer_json(answer)
+    if found is None:
+        return "the answer is not a JSON object (UTF-8, no NUL, no key twice)"
+    balance = found.get("balance")
+    if type(balance) is not int:
+        return "the answer has no integer balance"
+    if not 0 <= balance <= MAX_PARTNER_BALANCE:
+        return f"the answer's balance is not from 0 to {MAX_PARTNER_BALANCE}"
+    for name in ECHOED_FIELDS:
+        if name in found and name in sent and (type(found[name]) is not type(sent[name]) or found[name] != sent[name]):
+            return f"the answer's {name} is not the call's"
+    return ""
+
+
+def answered_balance(answer: OutboundAnswer, *, sent: dict) -> int | None:
+    """The player's balance from a valid `200 {"balance": <int>}` to the call `sent`; None for any
+    other answer (`wallet_answer_problem`)."""
+    if wallet_answer_problem(answer, sent=sent):
         return None
-    balance = (_answer_json(answer) or {}).get("balance")
-    return balance if type(balance) is int else None
+    return _answer_json(answer)["balance"]
 
 
 def refused_for_funds(answer: OutboundAnswer) -> bool:
     return answer.status_code == 422 and (_answer_json(answer) or {}).get("code") == "insufficient_funds"
 
 
+def _storable(text: str) -> str:
+    """Text PostgreSQL can hold: a partner's answer with a NUL in it is kept with U+FFFD instead."""
+    return text.replace("\x00", "\ufffd")
+
+
 def wallet_balance_get(*, player) -> int:
     """The player's balance at its partner (`GET wallet/`), or `wallet_unavailable`."""
-    answer = wallet_post(partner=player.partner, name="balance", nonce=secrets.token_hex(16),
-                         body={"player": player.external_id, "currency": player.currency})  # fmt: skip
-    balance = answered_balance(answer)
-    if balance is None:
-        logger.warning("balance call to partner %s failed: %s", player.partner_id, answer.error or answer.status_code)
+    body = {"player": player.external_id, "currency": player.currency}
+    answer = wallet_post(partner=player.partner, name="balance", nonce=secrets.token_hex(16), body=body)
+    problem = wallet_answer_problem(answer, sent=body)
+    if problem:
+        logger.warning("balance call to partner %s failed: %s", player.partner_id, _storable(problem))
         raise WalletUnavailable(gettext("the partner's wallet did not tell the balance; try again"))
-    return balance
+    return answered_balance(answer, sent=body)
 
 
 # --- Recording calls -------------------------------------------------------------------------------
@@ -116,17 +156,18 @@ def wallet_balance_get(*, player) -> int:
 def wallet_call_record(call: WalletCall, answer: OutboundAnswer, *, status: str | None) -> None:
     """Inside a transaction holding the call's row: an attempt and what it answered; `status` the
     call's new status (None: still pending)."""
-    text = answer.body.decode("utf-8", "replace")[:ANSWER_KEPT_CHARS]
-    WalletCallAttempt.objects.create(call=call, status_code=answer.status_code, error=answer.error, answer=text,
+    text = _storable(answer.body.decode("utf-8", "replace")[:ANSWER_KEPT_CHARS])
+    problem = wallet_answer_problem(answer, sent=call.request_body)
+    error = _storable(answer.error or problem)[:300]  # a 200 that is no usable answer says why
+    WalletCallAttempt.objects.create(call=call, status_code=answer.status_code, error=error, answer=text,
                                      duration_ms=answer.duration_ms)  # fmt: skip
     call.attempts += 1
     call.last_status_code = answer.status_code
-    call.last_error = answer.error
+    call.last_error = error
     call.last_answer = text
     call.latency_ms = answer.duration_ms
-    balance = answered_balance(answer)
-    if balance is not None:
-        call.partner_balance = balance
+    if not problem:
+        call.partner_balance = answered_balance(answer, sent=call.request_body)
     if status is not None:
         call.status = status
         call.answered_at = timezone.now()
@@ -253,12 +294,14 @@ def wallet_call_send(*, call_id) -> bool:
 
     answer = wallet_post(partner=call.partner, name=call.kind, nonce=call.transaction_id, body=call.request_body)
 
+    acknowledged = not wallet_answer_problem(answer, sent=call.request_body)
+
     def record() -> bool:
         with transaction.atomic():
             held = WalletCall.objects.select_for_update(of=("self",)).select_related("player__partner").get(pk=call.pk)
             if held.status != Status.PENDING:
                 return held.status == Status.ACKNOWLEDGED
-            if answer.ok:
+            if acknowledged:
                 wallet_call_record(held, answer, status=Status.ACKNOWLEDGED)
                 if held.kind == WalletCallKind.CREDIT:
                     _round_settled(held)
@@ -266,7 +309,7 @@ def wallet_call_send(*, call_id) -> bool:
                 wallet_call_record(held, answer, status=None)
                 held.next_attempt_at = timezone.now() + timedelta(seconds=backoff_seconds(held.attempts))
                 held.save(update_fields=["next_attempt_at"])
-        return answer.ok
+        return acknowledged
 
     # The connection may have been cut while the wallet answered (a restart, a failover, a
     # terminated backend): the answer is recorded on a new one, rather than waiting out the lease.

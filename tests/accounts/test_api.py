@@ -350,3 +350,22 @@ def test_any_web_sign_in_or_sign_up_form_gets_a_page_never_a_server_error(client
     body = f"username={username}&password={password}&email={email}"
     response = client.post(path, body, content_type="application/x-www-form-urlencoded")
     assert response.status_code in (200, 302, 429), (path, body, response.status_code)
+
+
+def test_password_checks_per_address_are_bounded_whatever_names_are_tried(client, settings):
+    """Issue #28, item 3: each sign-in or sign-up hashes a password (a third of a second of CPU),
+    a name nobody has too; one address gets PASSWORD_CHECKS_PER_MINUTE of them, then 429."""
+    settings.PASSWORD_CHECKS_PER_MINUTE = 5
+    statuses = [
+        client.post("/api/v1/auth/token/", {"username": f"nobody{n}", "password": "x" * 12},
+                    content_type="application/json").status_code
+        for n in range(5)
+    ]  # fmt: skip
+    assert statuses == [400] * 5
+    for path, body in (("/api/v1/auth/token/", {"username": "nobody9", "password": "x" * 12}),
+                       ("/api/v1/players/", {"username": "newcomer", "password": "a-long-passphrase-7"})):  # fmt: skip
+        refused = client.post(path, body, content_type="application/json")
+        assert refused.status_code == 429 and refused.json()["code"] == "throttled"
+    other = client.post("/api/v1/auth/token/", {"username": "nobody10", "password": "x" * 12},
+                        content_type="application/json", REMOTE_ADDR="198.51.100.4")  # fmt: skip
+    assert other.status_code == 400  # another address has its own

@@ -14,8 +14,12 @@ pytestmark = pytest.mark.django_db
 MATRIX = [
     ("casino.view_table", True, True, True),
     ("casino.change_table", True, False, False),
-    ("casino.add_table", True, False, False),
+    ("casino.add_table", False, False, False),  # a new table is a proposal
     ("casino.delete_table", False, False, False),
+    ("casino.view_tablechange", True, True, False),
+    ("casino.add_tablechange", True, False, False),  # proposing new rules, limits or a new table
+    ("casino.change_tablechange", True, False, False),  # approving and rejecting
+    ("casino.delete_tablechange", False, False, False),
     ("casino.view_round", True, True, True),
     ("casino.change_round", False, False, False),
     ("casino.view_webhookdelivery", True, True, False),
@@ -27,6 +31,10 @@ MATRIX = [
     ("accounts.add_playeridentitychange", True, False, True),  # proposing
     ("accounts.change_playeridentitychange", True, False, False),  # approving and rejecting
     ("accounts.delete_playeridentitychange", False, False, False),
+    ("accounts.view_credentialreset", True, True, False),
+    ("accounts.add_credentialreset", True, False, False),  # proposing a colleague's password or second factor reset
+    ("accounts.change_credentialreset", True, False, False),  # approving and rejecting
+    ("accounts.delete_credentialreset", False, False, False),
     ("accounts.view_partner", True, True, False),
     ("accounts.change_partner", False, False, False),  # its origins change by four eyes:
     ("accounts.add_partneroriginchange", True, False, False),  # proposing

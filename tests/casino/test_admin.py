@@ -42,13 +42,10 @@ def test_round_recall_shows_cards_decision_ledger_and_verification(
     assert admin_client.get("/admin/casino/round/add/").status_code == 403
 
 
-def test_open_tables_keep_their_rules(admin_client, table):
+def test_a_table_is_read_only_and_changes_are_proposed(admin_client, table):
     page = admin_client.get(f"/admin/casino/table/{table.pk}/change/").content.decode()
-    assert 'name="decks"' not in page and 'name="min_bet"' in page
-    table.is_open = False
-    table.save()
-    page = admin_client.get(f"/admin/casino/table/{table.pk}/change/").content.decode()
-    assert 'name="decks"' in page
+    assert 'name="decks"' not in page and 'name="min_bet"' not in page and "Propose new rules or limits" in page
+    assert admin_client.get("/admin/casino/table/add/").status_code == 403
 
 
 def test_seed_pairs_hide_unrevealed_seeds(admin_client, player):
@@ -84,17 +81,21 @@ def test_the_rounds_list_shows_short_ids_words_and_money(admin_client, table, pl
 
 
 def test_a_table_s_limits_are_typed_and_read_as_money(admin_client, table):
+    from casino.models import TableChange
+
     listed = admin_client.get("/admin/casino/table/").content.decode()
     assert "€1.00" in listed and "€1,000.00" in listed  # min and max bet
-    page = admin_client.get(f"/admin/casino/table/{table.pk}/change/").content.decode()
+    page = admin_client.get(f"/admin/casino/tablechange/add/?table={table.pk}").content.decode()
     assert 'name="min_bet" value="1.00"' in page and 'name="max_bet" value="1000.00"' in page
-    form = {"name": table.name, "currency": "EUR", "is_open": "on", "min_bet": "2.50", "max_bet": "1,500.00",
-            "bet_step": "0.50", "max_tie_bet": "100.00", "decision_timeout_s": "30", "house_rule": "war"}  # fmt: skip
-    response = admin_client.post(f"/admin/casino/table/{table.pk}/change/", form)
+    form = {"table": table.pk, "name": table.name, "currency": "EUR", "min_bet": "2.50", "max_bet": "1,500.00",
+            "bet_step": "0.50", "max_tie_bet": "100.00", "decks": "6", "burn": "3", "tie_pays": "10",
+            "shuffle": "fresh", "penetration": "75", "decision_timeout_s": "30", "house_rule": "war",
+            "reason": "higher stakes"}  # fmt: skip
+    response = admin_client.post("/admin/casino/tablechange/add/", form)
     assert response.status_code == 302, response.content.decode()[:3000]
-    table.refresh_from_db()
-    assert (table.min_bet, table.max_bet, table.bet_step, table.max_tie_bet) == (250, 150_000, 50, 10_000)
-    response = admin_client.post(f"/admin/casino/table/{table.pk}/change/", {**form, "min_bet": "2.505"})
+    change = TableChange.objects.get()
+    assert (change.min_bet, change.max_bet, change.bet_step, change.max_tie_bet) == (250, 150_000, 50, 10_000)
+    response = admin_client.post("/admin/casino/tablechange/add/", {**form, "min_bet": "2.505"})
     assert response.status_code == 200 and "Enter an amount such as 6.00." in response.content.decode()
 
 
@@ -105,7 +106,9 @@ def test_a_webhook_delivery_shows_its_payload_and_failing_ones_are_one_filter_aw
                                               next_attempt_at=round_.created_at, attempts=2, last_status_code=500)  # fmt: skip
     listed = admin_client.get("/admin/casino/webhookdelivery/?state=failing").content.decode()
     assert str(delivery.id)[:8] in listed and "HTTP 500" in listed
-    assert str(delivery.id)[:8] not in admin_client.get("/admin/casino/webhookdelivery/?state=delivered").content.decode()
+    assert (
+        str(delivery.id)[:8] not in admin_client.get("/admin/casino/webhookdelivery/?state=delivered").content.decode()
+    )
     page = admin_client.get(f"/admin/casino/webhookdelivery/{delivery.id}/change/").content.decode()
     assert "&quot;event&quot;: &quot;round.settled&quot;" in page
 

@@ -39,7 +39,7 @@ def test_the_deploy_check_refuses_logins_with_the_demo_password(settings, monkey
     settings.SECRET_KEY = "a-fresh-random-key-k3Jd9Qm2xLp0vR7tYw4zNa8sBc6eGh1uIo5"
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast, for the test only
     monkeypatch.delenv("DEMO_PASSWORD", raising=False)
-    call_command("demo_data")
+    call_command("demo_data", "--yes-demo-logins")
     User.objects.create(username="cashier", is_staff=True, password=make_password("casino-war-demo"))
     User.objects.create(username="player-who-chose-it", password=make_password("casino-war-demo"))  # not checked
     [error] = check_no_demo_password(None)

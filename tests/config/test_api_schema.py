@@ -31,6 +31,7 @@ BUSINESS_400 = {
     "/api/v1/players/": "sign-up: a password too common or too like the name, a name taken or of other characters",
     "/api/v1/auth/token/": "sign-in: credentials no account has are invalid_credentials",
     "/api/v1/auth/session/": "sign-in: credentials no account has are invalid_credentials",
+    "/api/v1/auth/password/": "the current password must be right and the new one hard to guess (zxcvbn)",
     "/api/v1/rounds/": "a table id no table has is unknown_table (API.md)",
     "/api/v1/matches/": "the rule book refuses some combinations of a preset's options",
     "/api/v1/protection/exclusions/": "a time-out needs `days`, a self-exclusion `months`",

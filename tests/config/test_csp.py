@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from casino.models import TableChange
 from tests.factories import TableFactory, make_player
 
 POLICY = {
@@ -92,7 +93,7 @@ def test_the_back_office_signs_in_and_saves_a_change_page_under_the_policy(page,
     django_user_model.objects.create_superuser(username="root", password="a-root-passphrase-for-tests")
     device, _ = staff_totp_enroll(username="root")
     table = TableFactory(name="Policy EUR")
-    change_page = f"/admin/casino/table/{table.pk}/change/"
+    change_page = f"/admin/casino/tablechange/add/?table={table.pk}"
     page.goto(f"/admin/login/?next={change_page}")
     page.fill("#id_username", "root")
     page.fill("#id_password", "a-root-passphrase-for-tests")
@@ -100,11 +101,11 @@ def test_the_back_office_signs_in_and_saves_a_change_page_under_the_policy(page,
     page.click("input[type=submit]")
     page.wait_for_url(f"**{change_page}")
     page.fill("#id_max_bet", "2000.00")  # typed as money of the table's currency
+    page.fill("#id_reason", "higher stakes")
     page.click("input[name=_save]")
-    page.wait_for_url("**/admin/casino/table/")
+    page.wait_for_url("**/admin/casino/tablechange/")
     assert page.locator(".messagelist .success").count() == 1
-    table.refresh_from_db()
-    assert table.max_bet == 200_000
+    assert TableChange.objects.get(table=table).max_bet == 200_000  # proposed: another staff member approves
     assert violations == [], "\n".join(violations)
 
 

@@ -178,6 +178,9 @@ def test_play_a_war_game_to_its_end(page, transactional_db):
     page.click("[data-control=end]")
     result = page.inner_text("#result")
     assert "battles" in result and ("wins" in result or "No winner" in result)
+    # over a thousand battles: the answer came in pages (`page.next`), all read before the replay
+    battles = int(re.search(r"after ([0-9,]+) battles", result).group(1).replace(",", ""))
+    assert battles > 1_000 and page.eval_on_selector("#scrub", "scrub => Number(scrub.max)") == battles
     assert page.locator("#chart polyline").count() == 2
     screenshot(page, "war")
 

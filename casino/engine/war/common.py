@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import deque
 
 from casino.engine.cards import ACE, ALL_CARDS
+from casino.engine.errors import BattleBudgetExceeded
 from casino.engine.fairness import ChanceStream, shuffle
 from casino.engine.war.records import BattleRecord, Event, EventKind, Reason, WarGame, WarResult
 from casino.engine.war.rules import Family, Gather, Objective, OnLimit, OutOfCards, Participants, WarRules
@@ -53,10 +54,11 @@ def play_common(
     stream: ChanceStream | None,
     *,
     record_events: bool = True,
+    battle_budget: int | None = None,
 ) -> WarGame:
     n_seats = len(deal)
     if n_seats == 2 and not record_events and rules.family is Family.COMMON and all(deal):
-        return _play_two_seats(rules, deal, stream)
+        return _play_two_seats(rules, deal, stream, battle_budget)
     stocks = [deque(stock) for stock in deal]
     best_of = _key_function(rules)
     is_razboi = rules.family is Family.RAZBOI
@@ -81,6 +83,8 @@ def play_common(
 
     while result is None:
         n += 1
+        if battle_budget is not None and n > battle_budget:
+            raise BattleBudgetExceeded(battle_budget)
         trick: list[list[int]] = [[] for _ in seat_range]
         face: list[int | None] = [None] * n_seats
         for s in alive:
@@ -205,7 +209,8 @@ def play_common(
     )
 
 
-def _play_two_seats(rules: WarRules, deal: list[list[int]], stream: ChanceStream | None) -> WarGame:
+def _play_two_seats(rules: WarRules, deal: list[list[int]], stream: ChanceStream | None,
+                    battle_budget: int | None = None) -> WarGame:  # fmt: skip
     """The common model for two seats without an event log: the same game as the general loop
     (tests compare them battle for battle), with the per-battle bookkeeping of any number of
     seats taken out. Two seats always fight a war together, so `war_participants` cannot matter."""
@@ -223,6 +228,8 @@ def _play_two_seats(rules: WarRules, deal: list[list[int]], stream: ChanceStream
     n = 0
     while True:
         n += 1
+        if battle_budget is not None and n > battle_budget:
+            raise BattleBudgetExceeded(battle_budget)
         fa, fb = a.popleft(), b.popleft()
         up = (fa, fb)
         ta, tb = [fa], [fb]

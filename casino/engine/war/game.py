@@ -107,12 +107,15 @@ def play_dealt(
     *,
     agents: list[StealAgent] | None = None,
     record_events: bool = True,
+    battle_budget: int | None = None,
 ) -> WarGame:
-    """Play from a validated position of card ids."""
+    """Play from a validated position of card ids. `battle_budget`: a game that has not ended
+    after that many battles raises BattleBudgetExceeded (Tod und Leben never lasts beyond its
+    deck of at most 27 tricks); shorter games are played exactly as without it."""
     if rules.uses_stream_in_play and stream is None:
         raise StreamRequiredError(f"{rules.preset} draws chance during play: give it a seed")
     if rules.family is Family.TOD_UND_LEBEN:
         return play_tod_und_leben(rules, stocks, record_events=record_events)
     if rules.family is Family.STEAL:
-        return play_steal(rules, stocks, stream, agents, record_events=record_events)
-    return play_common(rules, stocks, stream, record_events=record_events)
+        return play_steal(rules, stocks, stream, agents, record_events=record_events, battle_budget=battle_budget)
+    return play_common(rules, stocks, stream, record_events=record_events, battle_budget=battle_budget)

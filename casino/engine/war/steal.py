@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from casino.engine.cards import ALL_CARDS, Card
-from casino.engine.errors import DecisionRequired, IllegalActionError
+from casino.engine.errors import BattleBudgetExceeded, DecisionRequired, IllegalActionError
 from casino.engine.fairness import ChanceStream, shuffle
 from casino.engine.war.common import RANK, _limit_result
 from casino.engine.war.records import BattleRecord, Event, EventKind, Reason, WarGame, WarResult
@@ -95,12 +95,14 @@ def play_steal(
     agents: list[StealAgent] | None = None,
     *,
     record_events: bool = True,
+    battle_budget: int | None = None,
 ) -> WarGame:
-    return _StealGame(rules, deal, stream, agents, record_events).play()
+    return _StealGame(rules, deal, stream, agents, record_events, battle_budget).play()
 
 
 class _StealGame:
-    def __init__(self, rules, deal, stream, agents, record_events) -> None:
+    def __init__(self, rules, deal, stream, agents, record_events, battle_budget=None) -> None:
+        self.battle_budget = battle_budget
         self.rules = rules
         self.deal = deal
         self.n_seats = len(deal)
@@ -212,6 +214,8 @@ class _StealGame:
         while result is None:
             self.n += 1
             n = self.n
+            if self.battle_budget is not None and n > self.battle_budget:
+                raise BattleBudgetExceeded(self.battle_budget)
             trick: list[list[int]] = [[] for _ in range(n_seats)]
             face: list[int | None] = [None] * n_seats
             self._event(EventKind.BATTLE, seats=tuple(alive))

@@ -1,7 +1,8 @@
 import os
 
+from django.conf import settings
 from django.contrib.auth.models import Group
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from accounts.models import Player, User
@@ -17,9 +18,24 @@ PLAY_MONEY = 100_000  # 1,000.00 EUR
 
 
 class Command(BaseCommand):
-    help = "Load the demo set: an open EUR table, a demo player with play money, staff logins. Safe to rerun."
+    help = (
+        "Load the demo set: an open EUR table, a demo player with play money, staff logins. Safe to rerun. "
+        "Its logins have a published password: with DEBUG off it runs only on a demo server (DEMO_DATA=true) "
+        "or with --yes-demo-logins."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--yes-demo-logins", action="store_true",
+            help="load the demo logins (a published password, a funded player) although DEBUG is off",
+        )  # fmt: skip
 
     def handle(self, *args, **options):
+        if not (settings.DEBUG or settings.DEMO_DATA or options["yes_demo_logins"]):
+            raise CommandError(
+                "demo_data loads logins whose password is published and a player with money: refused with DEBUG "
+                "off. On a demo server set DEMO_DATA=true, or run it with --yes-demo-logins. Nothing was written."
+            )
         roles_sync()
         with transaction.atomic():
             Table.objects.get_or_create(

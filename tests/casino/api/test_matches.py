@@ -21,9 +21,12 @@ def test_anyone_deals_a_match_and_gets_the_whole_event_log(client):
     match = response.json()
     assert match["status"] == "finished" and match["fairness"]["server_seed"] == SEED
     assert len(match["deal"]) == 2 and sum(map(len, match["deal"])) == 52
-    assert match["result"]["battles"] == len(match["battles"])
+    assert match["result"]["battles"] == match["page"]["battles"] > len(match["battles"])  # in pages
     assert match["events"][0]["type"] == "battle"
     assert client.get(f"/api/v1/matches/{match['id']}/").json() == match
+    first = client.get(f"/api/v1/matches/{match['id']}/?limit=2000").json()
+    rest = client.get(first["page"]["next"].removeprefix("http://testserver")).json()
+    assert len(first["battles"] + rest["battles"]) == match["result"]["battles"] and rest["page"]["next"] is None
 
 
 def test_an_invalid_combination_is_a_400_problem_that_says_why(client):

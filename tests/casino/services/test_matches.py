@@ -108,9 +108,10 @@ def test_playing_on_to_the_end_finishes_the_match_and_a_finished_match_takes_no_
 
 
 def test_a_battle_limit_beyond_what_a_match_replays_is_refused():
-    with pytest.raises(InvalidInput, match="at most 20000"):
-        match_start(player=None, preset="standard", options={"max_battles": 10**9})
-    match, _ = match_start(player=None, preset="standard", options={"max_battles": 20_000}, server_seed=SEED)
+    for limit in (10**9, 20_000, 5_001):
+        with pytest.raises(InvalidInput, match="at most 5,000"):
+            match_start(player=None, preset="standard", options={"max_battles": limit})
+    match, _ = match_start(player=None, preset="standard", options={"max_battles": 5_000}, server_seed=SEED)
     assert match.status == MatchStatus.FINISHED
 
 

@@ -62,7 +62,7 @@ document.addEventListener("DOMContentLoaded", () => {
     if ($("server-seed").value.trim()) body.server_seed = $("server-seed").value.trim();
     if (p.name === "steal" && $("human-seat").value !== "") body.human_seat = Number($("human-seat").value);
     try {
-      load(await api("POST", "matches/", body));
+      load(await whole(await api("POST", "matches/", body)));
       $("viewer").scrollIntoView({ behavior: "smooth", block: "start" });
     } catch (error) {
       $("war-error").textContent = error.message;
@@ -70,6 +70,19 @@ document.addEventListener("DOMContentLoaded", () => {
   });
 
   // --- the replay ----------------------------------------------------------------------------------
+  /* A long match comes in pages of battles and their events (`page.next`): the rest is read
+     before the replay starts, in pages as large as the service gives. */
+  async function whole(data) {
+    let page = data.page;
+    while (page && page.next) {
+      const next = await api("GET", `matches/${data.id}/?offset=${page.offset + page.limit}&limit=2000`);
+      data.battles.push(...next.battles);
+      data.events.push(...next.events);
+      page = next.page;
+    }
+    return data;
+  }
+
   function load(data, { keepPosition = false } = {}) {
     match = data;
     groups = [];
@@ -227,7 +240,7 @@ document.addEventListener("DOMContentLoaded", () => {
     $("question").querySelectorAll("button").forEach((b) => (b.disabled = true));
     try {
       const before = groups.length;
-      load(await api("POST", `matches/${match.id}/decision/`, decision), { keepPosition: true });
+      load(await whole(await api("POST", `matches/${match.id}/decision/`, decision)), { keepPosition: true });
       pos = Math.max(0, before - 1);  // replay the battle the decision was in, then on to the next question
       render();
       play();
