@@ -9,7 +9,7 @@ from django.db import connection
 from django.db.models import Count, Sum
 from django.utils import timezone
 
-from casino.engine import ALL_CARDS, HmacStream, card, server_seed_hash, shoe, shuffle, verify_round
+from casino.engine import ALL_CARDS, CasinoWarRules, HmacStream, card, server_seed_hash, shoe, shuffle, verify_round
 from casino.engine.war import PRESETS, StealView
 from casino.models import Match, MatchStatus, Round, RoundStatus, SeedPair, Table, WalletCall, WalletCallStatus
 from casino.odds import casino_war_odds, decision_values
@@ -57,6 +57,7 @@ def table_representation(table: Table) -> dict:
             "tie_after_tie_bonus": table.tie_after_tie_bonus,
             "shuffle": table.shuffle,
             "decision_timeout_s": table.decision_timeout_s,
+            "house_rule": table.house_rule,
         },
         "house_edge": table_house_edge(table=table),
     }
@@ -104,6 +105,21 @@ def round_decision_values(round_: Round) -> dict[str, float] | None:
     return {"war": float(values["war"]), "surrender": float(values["surrender"])}
 
 
+DEFAULT_RULES = CasinoWarRules()
+
+
+def round_rules(round_: Round) -> dict:
+    """What the round pays and what the table decides for it, by the rules it was placed under
+    (the table's may have changed since): the page writes its texts from these."""
+    rules = round_.rules or {}  # CasinoWarRules.as_json(), stored when the round was placed
+    return {
+        "tie_pays": rules.get("tie_pays", DEFAULT_RULES.tie_pays),
+        "tie_after_tie_bonus": bool(rules.get("tie_after_tie_bonus", DEFAULT_RULES.tie_after_tie_bonus)),
+        # Overdue, a seamless round always surrenders (its raise would be a debit nobody asked for).
+        "house_rule": "surrender" if round_.seamless else rules.get("house_rule", DEFAULT_RULES.house_rule.value),
+    }
+
+
 def round_representation(round_: Round) -> dict:
     """A round as the public contract shows it (API.md), plus a few documented extras."""
     resolved = round_.status != RoundStatus.AWAITING_DECISION
@@ -128,6 +144,8 @@ def round_representation(round_: Round) -> dict:
         "nets": round_.nets if resolved else None,
         "decision_deadline": rfc3339(round_.decision_deadline) if not resolved else None,
         "decision_values": round_decision_values(round_),
+        "decision_timed_out": round_.decision_timed_out,
+        "rules": round_rules(round_),
         "fairness": {
             "server_seed_hash": round_.seed_pair.server_seed_hash,
             "client_seed": round_.seed_pair.client_seed,
@@ -172,9 +190,7 @@ def round_verification(round_: Round) -> str:
     if rules.get("shuffle") == "persistent":
         cards = [
             c.code
-            for c in shuffle(
-                shoe(rules["decks"]), HmacStream(pair.server_seed, pair.client_seed, round_.shoe_nonce)
-            )
+            for c in shuffle(shoe(rules["decks"]), HmacStream(pair.server_seed, pair.client_seed, round_.shoe_nonce))
         ]
         dealt = cards[round_.shoe_position : round_.shoe_position + 2]
     else:
