@@ -145,6 +145,7 @@ LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("pt-br", "Português (Brasil)"), ("es", "Español")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
+FORMAT_MODULE_PATH = ["config.formats"]  # one way to write a moment per language, with its time zone
 USE_I18N = True
 USE_TZ = True
 

@@ -213,6 +213,7 @@ def table_play(request, table_id: int):
         "table_json": {**table_representation(table), "chips": chips},
         "pending_round": str(pending) if pending else None,
         "summary": player_wallet_summary(player=request.player),
+        "decides": "surrender" if request.player.is_seamless else table.house_rule,  # a tie left undecided
     })  # fmt: skip
 
 

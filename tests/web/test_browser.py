@@ -246,8 +246,8 @@ def test_reality_check_shows_the_session_and_can_stop_it(page, open_table, web_p
 
 @pytest.mark.parametrize(
     ("locale", "heading", "money", "war_label"),
-    [("en-US", "Open tables", "€1.00", "The deal"), ("pt-BR", "Mesas abertas", "1,00 €", "A distribuição"),
-     ("es-ES", "Mesas abiertas", "1,00 €", "El reparto")],
+    [("en-US", "Open tables", "€1.00", "The deal"), ("pt-BR", "Mesas abertas", "1,00\u00a0€", "A distribuição"),
+     ("es-ES", "Mesas abiertas", "1,00\u00a0€", "El reparto")],
 )  # fmt: skip
 def test_the_pages_speak_the_browsers_language(chromium, live_server, settings, open_table, locale, heading, money,
                                                war_label):  # fmt: skip

@@ -180,7 +180,7 @@ def test_a_partner_frames_the_table_and_its_player_plays_through_the_seamless_wa
     )
     assert inner.evaluate("() => { document.cookie = 'probe=1; SameSite=None'; return document.cookie; }") == ""
     assert inner.url.endswith(f"/play/{session_id}/tables/{open_table.pk}/")  # the launch URL is left behind
-    frame.locator("#side-balance").filter(has_text="€1,000.00").wait_for()
+    frame.locator("#felt-balance").filter(has_text="€1,000.00").wait_for()
     assert frame.locator(".back-to-casino").get_attribute("href") == f"{partner_site.origin}/lobby"
 
     deal_and_settle(page, frame)  # a win
@@ -215,7 +215,7 @@ def test_a_partner_frames_the_table_and_its_player_plays_through_the_seamless_wa
     frame.locator("body[data-table-ready=true]").wait_for()
     frame_of(page).evaluate("location.reload()")
     frame.locator("body[data-table-ready=true]").wait_for()
-    frame.locator("#side-balance").filter(has_text=re.compile("€")).wait_for()
+    frame.locator("#felt-balance").filter(has_text=re.compile("€")).wait_for()
     assert not any(token in frame_of(page).url for token in ("launch", "GameSession"))
 
     # Another player's round is nobody's business of this session.

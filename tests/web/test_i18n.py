@@ -92,8 +92,8 @@ def test_the_catalogues_translate_every_marked_string(tmp_path):
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("accept", "heading", "amount"),
-    [("en", "Open tables", "€1.00 to €500.00"), ("pt-BR,pt;q=0.9", "Mesas abertas", "1,00 € a 500,00 €"),
-     ("es-ES,es;q=0.9", "Mesas abiertas", "1,00 € a 500,00 €")],
+    [("en", "Open tables", "€1.00 to €500.00"), ("pt-BR,pt;q=0.9", "Mesas abertas", "1,00\u00a0€ a 500,00\u00a0€"),
+     ("es-ES,es;q=0.9", "Mesas abiertas", "1,00\u00a0€ a 500,00\u00a0€")],
 )  # fmt: skip
 def test_the_lobby_speaks_the_browsers_language_with_its_money_format(client, accept, heading, amount):
     TableFactory(min_bet=100, max_bet=50_000)
