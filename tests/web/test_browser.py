@@ -268,3 +268,26 @@ def test_the_pages_speak_the_browsers_language(chromium, live_server, settings, 
     assert page.inner_text("h1") == ("Juegos de Guerra" if locale != "es-ES" else "Jogos de Guerra")
     context.close()
     assert not errors
+
+
+@pytest.mark.parametrize(("locale", "lines"), [
+    ("es-ES", ["Pago de la ronda", "Apuesta puesta en juego", "Depósito"]),
+    ("pt-BR", ["Pagamento da rodada", "Aposta posta em jogo", "Depósito"]),
+])  # fmt: skip
+def test_the_wallet_names_its_lines_in_the_players_language(chromium, live_server, settings, open_table, web_player,
+                                                            locale, lines):  # fmt: skip
+    from casino.services.rounds import round_place
+    from core.actors import Actor
+    from tests.web.test_table import seed_dealing
+
+    give_seed(web_player, seed_dealing("win"))  # a stake, then a payout
+    round_place(player=web_player, table_id=open_table.pk, main_bet=100, actor=Actor.player(web_player))
+    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
+    context = chromium.new_context(base_url=live_server.url, locale=locale, viewport=PHONE)
+    page = context.new_page()
+    sign_in(page, "carla", PASSWORD, "/wallet/")
+    shown = page.eval_on_selector_all("table.data tbody tr td:nth-child(2)", "cells => cells.map(c => c.innerText)")
+    assert shown[-1] == lines[-1] and set(lines[:2]) <= set(shown), shown
+    assert not {"Stake into play", "Round settlement", "Round payout", "Deposit"} & set(shown)
+    screenshot(page, f"wallet-{locale}")
+    context.close()

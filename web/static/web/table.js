@@ -493,7 +493,7 @@ document.addEventListener("DOMContentLoaded", () => {
     requestAnimationFrame(step);
   }
 
-  /* Each bet's result when more than one bet had one ("Main bet -€2.00 · Tie bet +€10.00"). */
+  /* Each bet's result when more than one bet had one: Main bet -€2.00 · Tie bet +€10.00. */
   function betResults(round) {
     const nets = round.nets || {};
     const parts = ["main", "raise", "tie", "bonus"].filter((bet) => nets[bet]);
