@@ -34,6 +34,7 @@ from accounts.origins import origins_check
 from core.actors import Actor
 from core.admin_base import MakerCheckerAdmin, html_table, short_id
 from core.errors import ServiceError
+from core.times import moment_text
 from ledger.admin import LINES_SHOWN, account_lines_html
 from ledger.admin_money import money_text
 from ledger.money import CURRENCIES
@@ -103,11 +104,11 @@ class PlayerAdmin(admin.ModelAdmin):
     list_filter = ("partner", "currency")
     search_fields = ("user__username", "external_id", "user__email")
     readonly_fields = (
-        "created_at", "wallet", "wallet_lines", "recent_rounds", "limits", "exclusions", "adjustments",
-        "identity_changes",
+        "created_at", "confirmations", "wallet", "wallet_lines", "recent_rounds", "limits", "exclusions",
+        "adjustments", "identity_changes",
     )  # fmt: skip
     fieldsets = (
-        (None, {"fields": ("user", "partner", "external_id", "currency", "created_at")}),
+        (None, {"fields": ("user", "partner", "external_id", "currency", "created_at", "confirmations")}),
         ("Wallet", {"fields": ("wallet", "wallet_lines")}),
         ("Play", {"fields": ("recent_rounds",)}),
         ("Protection", {"fields": ("limits", "exclusions")}),
@@ -123,6 +124,16 @@ class PlayerAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+    @admin.display(description="confirmed at sign-up")
+    def confirmations(self, obj):
+        if obj.partner_id is not None:
+            return "nothing asked here: a partner's player (its casino asks)"
+        age = (f"{obj.age_confirmed_minimum} or older, {moment_text(obj.age_confirmed_at)}" if obj.age_confirmed_at
+               else "age not confirmed")  # fmt: skip
+        terms = (f"terms version {obj.terms_version}, {moment_text(obj.terms_accepted_at)}" if obj.terms_accepted_at
+                 else "terms not accepted")  # fmt: skip
+        return f"{age}; {terms}"
 
     @admin.display(description="balance")
     def wallet(self, obj):

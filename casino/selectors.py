@@ -190,7 +190,9 @@ def round_verification(round_: Round) -> str:
     if rules.get("shuffle") == "persistent":
         cards = [
             c.code
-            for c in shuffle(shoe(rules["decks"]), HmacStream(pair.server_seed, pair.client_seed, round_.shoe_nonce))
+            for c in shuffle(
+                shoe(rules["decks"]), HmacStream(pair.server_seed, pair.client_seed, round_.shoe_nonce)
+            )
         ]
         dealt = cards[round_.shoe_position : round_.shoe_position + 2]
     else:

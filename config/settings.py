@@ -281,6 +281,13 @@ API_TOKEN_IDLE_MINUTES = int(os.environ.get("API_TOKEN_IDLE_MINUTES", "60"))
 # Play money: players top their wallets up themselves. Only when asked for (bin/serve, the demo,
 # sets PLAY_MONEY=true); a real-money casino never turns it on.
 PLAY_MONEY = env_bool("PLAY_MONEY", default=False)
+# The age a player confirms at sign-up (18, or a jurisdiction's higher minimum): recorded with the
+# moment it was confirmed (accounts.Player.age_confirmed_at).
+MINIMUM_AGE = int(os.environ.get("MINIMUM_AGE", "18"))
+if MINIMUM_AGE < 18:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("MINIMUM_AGE is 18 or more.")
 
 # --- Platform security (outbound calls, deployment defaults, Content-Security-Policy) ------------
 # Calls to partners' servers (core/outbound.py) go only to public addresses; development and tests

@@ -53,6 +53,8 @@ def test_sign_up_top_up_play_to_a_tie_go_to_war_and_surrender(page, open_table, 
     page.click("text=Sign up")
     page.fill("#id_username", "newcomer")
     page.fill("#id_password", PASSWORD)
+    page.check("#id_age_confirmed")
+    page.check("#id_terms_accepted")
     page.click("main button[type=submit]")
     page.wait_for_url("**/wallet/")
     assert euros(page.inner_text("#header-balance")) == 0
@@ -291,3 +293,43 @@ def test_the_wallet_names_its_lines_in_the_players_language(chromium, live_serve
     assert not {"Stake into play", "Round settlement", "Round payout", "Deposit"} & set(shown)
     screenshot(page, f"wallet-{locale}")
     context.close()
+
+
+def test_sign_up_asks_for_the_minimum_age_and_the_terms_and_records_when(page, settings, transactional_db):
+    """A regulated casino's sign-up: both boxes required (the age is the operator's MINIMUM_AGE),
+    the terms a link away, and the account records what was confirmed, when (the play-safe page
+    shows it)."""
+    from accounts.models import Player
+    from accounts.services import TERMS_VERSION
+    from core import clock
+
+    settings.MINIMUM_AGE = 21
+    page.goto("/signup/")
+    assert (
+        page.inner_text("label[for=id_age_confirmed]") == "I am 21 or older, and gambling is legal for me where I live."
+    )
+    page.fill("#id_username", "careful")
+    page.fill("#id_password", PASSWORD)
+    page.click("main button[type=submit]")
+    errors = page.inner_text("main form")
+    assert "Confirm that you are old enough to play" in errors and "Accept the terms of play" in errors
+    assert not Player.objects.filter(user__username="careful").exists()
+    screenshot(page, "signup-refused")
+    with page.expect_popup() as popup:
+        page.click("label[for=id_terms_accepted] a")
+    terms = popup.value
+    terms.wait_for_load_state()
+    assert "You must be 21 or older" in terms.inner_text("main") and TERMS_VERSION in terms.inner_text("main")
+    terms.close()
+    before = clock.now()
+    page.fill("#id_password", PASSWORD)
+    page.check("#id_age_confirmed")
+    page.check("#id_terms_accepted")
+    page.click("main button[type=submit]")
+    page.wait_for_url("**/wallet/")
+    player = Player.objects.get(user__username="careful")
+    assert player.age_confirmed_minimum == 21 and player.terms_version == TERMS_VERSION
+    assert before <= player.age_confirmed_at == player.terms_accepted_at <= clock.now()
+    page.goto("/play-safe/")
+    confirmed = page.inner_text("#confirmed")
+    assert "That you are 21 or older:" in confirmed and f"version {TERMS_VERSION}:" in confirmed

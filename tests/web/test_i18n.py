@@ -213,7 +213,7 @@ def test_no_english_text_is_shown_on_a_translated_page(client, played, accept):
         translated = shown_texts(client.get(path, HTTP_ACCEPT_LANGUAGE=accept).content.decode())
         untranslated += [f"{path}: {text!r}" for text in sorted(english & translated - SHOWN_AS_IS)]
     client.logout()
-    for path in ("/signup/", "/signin/"):
+    for path in ("/signup/", "/signin/", "/terms/"):
         english = shown_texts(client.get(path, HTTP_ACCEPT_LANGUAGE="en").content.decode())
         translated = shown_texts(client.get(path, HTTP_ACCEPT_LANGUAGE=accept).content.decode())
         untranslated += [f"{path}: {text!r}" for text in sorted(english & translated - SHOWN_AS_IS)]

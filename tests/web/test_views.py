@@ -42,18 +42,36 @@ def test_a_staff_account_is_told_it_does_not_play(client, django_user_model):
     assert "staff account" in response.content.decode()
 
 
+CONFIRMED = {"age_confirmed": "on", "terms_accepted": "on"}  # the sign-up form's two boxes, ticked
+
+
 def test_sign_up_opens_a_wallet_and_signs_in(client):
-    response = client.post(reverse("web:signup"), {"username": "dora", "password": "a-long-enough-passphrase"})
+    response = client.post(
+        reverse("web:signup"), {"username": "dora", "password": "a-long-enough-passphrase", **CONFIRMED}
+    )
     assert response.status_code == 302 and response.url == reverse("web:wallet")
     page = client.get(reverse("web:wallet")).content.decode()
     assert "dora" in page and "€0.00" in page
 
 
+def test_the_web_sign_up_needs_both_confirmations(client):
+    from accounts.models import Player
+
+    for missing in ("age_confirmed", "terms_accepted"):
+        body = {"username": "kim", "password": "a-long-enough-passphrase", **CONFIRMED}
+        del body[missing]
+        page = client.post(reverse("web:signup"), body)
+        assert page.status_code == 200 and not Player.objects.filter(user__username="kim").exists()
+        assert f'id="id_{missing}-error"' in page.content.decode()
+
+
 def test_sign_up_refuses_a_weak_password_and_a_taken_name_with_the_reason(client):
     make_player(username="taken")
-    weak = client.post(reverse("web:signup"), {"username": "erin", "password": "123"}).content.decode()
+    weak = client.post(reverse("web:signup"), {"username": "erin", "password": "123", **CONFIRMED}).content.decode()
     assert "too short" in weak or "too common" in weak
-    taken = client.post(reverse("web:signup"), {"username": "taken", "password": "a-long-enough-passphrase"})
+    taken = client.post(
+        reverse("web:signup"), {"username": "taken", "password": "a-long-enough-passphrase", **CONFIRMED}
+    )
     assert "taken" in taken.content.decode() and taken.status_code == 200
 
 
@@ -150,9 +168,7 @@ def test_a_page_of_the_players_rounds_takes_overdue_decisions_first(client, tabl
     pending = round_place(player=player, table_id=table.pk, main_bet=100, tie_bet=0, actor=Actor.player(player))
     Round.objects.filter(pk=pending.pk).update(decision_deadline=timezone.now() - timedelta(seconds=1))
     client.force_login(player.user)
-    response = client.get(
-        reverse(f"web:{page}", args={"table": [table.pk], "history": [], "round": [pending.id]}[page])
-    )
+    response = client.get(reverse(f"web:{page}", args={"table": [table.pk], "history": [], "round": [pending.id]}[page]))
     assert response.status_code == 200
     decided = Round.objects.get(pk=pending.pk)
     assert decided.status != "awaiting_decision" and decided.decision_timed_out
@@ -219,9 +235,11 @@ def test_sign_ups_from_one_address_are_limited(client):
     from accounts.services import SIGN_UPS_ALLOWED
 
     for i in range(SIGN_UPS_ALLOWED):
-        client.post(reverse("web:signup"), {"username": f"new{i}", "password": "a-long-enough-passphrase"})
+        client.post(reverse("web:signup"), {"username": f"new{i}", "password": "a-long-enough-passphrase", **CONFIRMED})
         client.post(reverse("web:signout"))
-    refused = client.post(reverse("web:signup"), {"username": "one-more", "password": "a-long-enough-passphrase"})
+    refused = client.post(
+        reverse("web:signup"), {"username": "one-more", "password": "a-long-enough-passphrase", **CONFIRMED}
+    )
     assert refused.status_code == 429
 
 
