@@ -150,7 +150,7 @@ class PlayerAdmin(admin.ModelAdmin):
     def recent_rounds(self, obj):
         rows = [
             (format_html('<a href="{}">{}</a>', reverse("admin:casino_round_change", args=[r.pk]), short_id(r.pk)),
-             r.created_at.strftime("%Y-%m-%d %H:%M:%S"), r.table.name, r.get_status_display(),
+             moment_text(r.created_at), r.table.name, r.get_status_display(),
              r.get_outcome_display() or "-", money_text(r.main_bet + r.tie_bet + r.raise_bet,
              r.currency), money_text(r.net, r.currency))
             for r in obj.rounds.select_related("table").order_by("-created_at")[:20]
@@ -162,7 +162,7 @@ class PlayerAdmin(admin.ModelAdmin):
         rows = [
             (limit.get_kind_display(), limit.get_period_display(),
              money_text(limit.amount, obj.currency) if limit.amount is not None else "no limit",
-             limit.requested_at.strftime("%Y-%m-%d %H:%M"), limit.effective_from.strftime("%Y-%m-%d %H:%M"),
+             moment_text(limit.requested_at), moment_text(limit.effective_from),
              limit.requested_by_type)
             for limit in obj.limits.all()[:50]
         ]  # fmt: skip
@@ -170,14 +170,14 @@ class PlayerAdmin(admin.ModelAdmin):
 
     @admin.display(description="time-outs and self-exclusions")
     def exclusions(self, obj):
-        rows = [(e.get_kind_display(), e.starts_at.strftime("%Y-%m-%d %H:%M"), e.ends_at.strftime("%Y-%m-%d %H:%M"))
+        rows = [(e.get_kind_display(), moment_text(e.starts_at), moment_text(e.ends_at))
                 for e in obj.exclusions.all()]  # fmt: skip
         return html_table(("kind", "from", "until"), rows)
 
     @admin.display(description="proposed and decided")
     def adjustments(self, obj):
         adjustments = obj.adjustments.select_related("proposed_by", "decided_by")
-        rows = [(a.proposed_at.strftime("%Y-%m-%d %H:%M"), money_text(a.amount, a.currency), a.reason,
+        rows = [(moment_text(a.proposed_at), money_text(a.amount, a.currency), a.reason,
                  a.get_status_display(), a.proposed_by, a.decided_by or "-") for a in adjustments]  # fmt: skip
         return html_table(("proposed", "amount", "reason", "status", "maker", "checker"), rows)
 
@@ -185,7 +185,7 @@ class PlayerAdmin(admin.ModelAdmin):
     def identity_changes(self, obj):
         changes = obj.identity_changes.select_related("old_partner", "partner", "proposed_by", "decided_by")
         rows = [
-            (c.proposed_at.strftime("%Y-%m-%d %H:%M"), _identity_text(c.old_partner, c.old_external_id, c.old_currency),
+            (moment_text(c.proposed_at), _identity_text(c.old_partner, c.old_external_id, c.old_currency),
              _identity_text(c.partner, c.external_id, c.currency), c.reason, c.get_status_display(), c.proposed_by,
              c.decided_by or "-")
             for c in changes
@@ -402,14 +402,14 @@ class GameSessionAdmin(admin.ModelAdmin):
     def started(self, obj):
         if obj.opened_at is None:
             return "link not opened"
-        return obj.opened_at.strftime("%Y-%m-%d %H:%M:%S")
+        return moment_text(obj.opened_at)
 
     @admin.display(description="ended how", ordering="ended_at")
     def ended(self, obj):
         reason = game_session_end_reason(obj)
         if reason is None:
             return "open"
-        when = obj.ended_at.strftime("%Y-%m-%d %H:%M:%S") if obj.ended_at else "now"
+        when = moment_text(obj.ended_at) if obj.ended_at else "now"
         return f"{GameSessionEnd(reason).label}, {when}"
 
     def has_add_permission(self, request):

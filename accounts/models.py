@@ -7,6 +7,7 @@ from django.db import models
 
 from accounts.usernames import username_skeleton
 from core.outbound import outbound_url_validate
+from core.times import moment_text
 from ledger.money import format_money
 
 
@@ -150,7 +151,7 @@ class ApiToken(models.Model):
     last_used_at = models.DateTimeField(db_index=True)
 
     def __str__(self) -> str:
-        return f"token of {self.user_id} from {self.created_at:%Y-%m-%d %H:%M}"
+        return f"token of {self.user_id} from {moment_text(self.created_at)}"
 
 
 class IdentityChangeStatus(models.TextChoices):

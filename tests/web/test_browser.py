@@ -333,3 +333,57 @@ def test_sign_up_asks_for_the_minimum_age_and_the_terms_and_records_when(page, s
     page.goto("/play-safe/")
     confirmed = page.inner_text("#confirmed")
     assert "That you are 21 or older:" in confirmed and f"version {TERMS_VERSION}:" in confirmed
+
+
+# One way to write a moment per language, with the time zone (config/formats; app.js mirrors it).
+MOMENT = {
+    "en-US": r"\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4}, \d\d:\d\d:\d\d UTC",
+    "pt-BR": r"\d\d/\d\d/\d{4} \d\d:\d\d:\d\d UTC",
+    "es-ES": r"\d\d/\d\d/\d{4} \d\d:\d\d:\d\d UTC",
+}
+OTHER_WAYS = r"\b[ap]\.m\.|\d{4}-\d\d-\d\d|\(UTC\)|\b\d{1,2}/\d{1,2}/\d{4} \d{1,2}:\d\d(?!:)"
+
+
+@pytest.mark.parametrize("locale", MOMENT)
+def test_every_moment_a_player_reads_is_written_one_way_per_language_with_the_time_zone(
+    chromium, live_server, settings, open_table, web_player, locale
+):
+    from casino.models import Round
+    from casino.services.rounds import round_place
+    from core.actors import Actor
+    from protection.services import limit_set
+    from tests.web.test_table import seed_dealing
+
+    give_seed(web_player, seed_dealing("win"))
+    round_place(player=web_player, table_id=open_table.pk, main_bet=100, actor=Actor.player(web_player))
+    limit_set(player=web_player, kind="loss", period="day", amount=1_000, actor=Actor.player(web_player))
+    limit_set(player=web_player, kind="loss", period="day", amount=5_000, actor=Actor.player(web_player))  # from tomorrow
+    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
+    context = chromium.new_context(base_url=live_server.url, locale=locale, viewport=PHONE)
+    page = context.new_page()
+    sign_in(page, "carla", PASSWORD, "/history/")
+    round_ = Round.objects.get(player=web_player)
+    for path, where in (("/history/", "tbody td:first-child"), (f"/history/{round_.id}/", "main"),
+                        ("/wallet/", "tbody td:first-child"), ("/play-safe/", "main")):  # fmt: skip
+        page.goto(path)
+        text = " ".join(page.locator(where).all_inner_texts())
+        assert re.search(MOMENT[locale], text), (path, text)
+        assert not re.search(OTHER_WAYS, text), (path, text)
+    context.close()
+
+
+def test_a_rounds_recall_shows_its_burned_cards_as_cards(page, open_table, web_player):
+    from casino.services.rounds import round_decide, round_place
+    from core.actors import Actor
+    from tests.web.test_table import seed_dealing
+
+    give_seed(web_player, seed_dealing("tie>lose"))
+    actor = Actor.player(web_player)
+    placed = round_place(player=web_player, table_id=open_table.pk, main_bet=100, actor=actor)
+    war = round_decide(player=web_player, round_id=placed.id, action="war", actor=actor)
+    sign_in(page, "carla", PASSWORD, f"/history/{war.id}/")
+    burned = page.locator("dd.burned .card")
+    assert burned.count() == 3
+    assert [c.get_attribute("title") for c in burned.all()] == war.burned.split()
+    assert war.burned not in page.inner_text("main")  # no raw codes ("4H 8D 2D")
+    screenshot(page, "round-recall")

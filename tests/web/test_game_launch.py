@@ -210,6 +210,8 @@ def test_a_partner_frames_the_table_and_its_player_plays_through_the_seamless_wa
     frame.locator("nav a", has_text="History").click()
     frame.locator("#game-history[aria-busy=false]").wait_for()
     assert frame.locator("#game-history tbody tr").count() == 3
+    when = frame.locator("#game-history tbody tr td").first.inner_text()  # written as the pages write a moment
+    assert re.fullmatch(r"\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d UTC", when), when
     frame.locator("nav a", has_text="Tables").click()
     frame.locator(".table-card a.button").first.click()
     frame.locator("body[data-table-ready=true]").wait_for()

@@ -1,14 +1,11 @@
 """Template filters of the web front end: money and moments in the page's language, cards as cards."""
 
-from datetime import datetime
-
 from django import template
-from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html
 from django.utils.translation import get_language
 
 from casino.engine import card as parse_card
-from core.times import moment_text
+from core.templatetags.moments import when
 from ledger.money import format_money
 
 register = template.Library()
@@ -47,15 +44,5 @@ def percent(fraction: float, digits: int = 4) -> str:
     return text if language.startswith("en") else text.replace(".", ",")
 
 
-@register.filter
-def when(moment: datetime | str | None) -> str:
-    """A moment as people read it in the page's language and the service's time zone ("2 Dec 2026,
-    04:56:12 UTC": core.times.moment_text), from a datetime or from the RFC 3339 text the selectors
-    give the API."""
-    if not moment:
-        return ""
-    if isinstance(moment, str):
-        moment = parse_datetime(moment)
-        if moment is None:
-            return ""
-    return moment_text(moment)
+# Moments are written by core's one filter (core/templatetags/moments.py), here under the same name.
+register.filter("when", when)
