@@ -330,7 +330,7 @@ document.addEventListener("DOMContentLoaded", () => {
       const index = document.createElement("span");
       index.className = `index ${corner}`;
       const rank = document.createElement("span");
-      rank.className = "rank";
+      rank.className = code[0] === "T" ? "rank ten" : "rank";
       rank.textContent = code[0] === "T" ? "10" : code[0];
       const pip = document.createElement("span");
       pip.className = "suit";
