@@ -171,7 +171,7 @@ class RoundAdmin(ReadOnlyAdmin):
             text += f" + war {money_text(obj.raise_bet, obj.currency)}"
         if obj.tie_bet:
             text += f", tie {money_text(obj.tie_bet, obj.currency)}"
-        return text
+        return format_html('<span class="nowrap">{}</span>', text)
 
     net_money = money_column("net", "player's net")
 

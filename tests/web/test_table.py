@@ -183,6 +183,7 @@ def test_cards_leave_the_shoe_face_down_turn_over_and_burned_cards_go_to_the_dis
 
 def test_chips_stack_on_the_spots_and_double_and_clear_work_on_the_stacks(page, open_table, player):
     at_table(page, open_table)
+    screenshot(page, "table-start")
     values = [int(v) for v in page.eval_on_selector_all("#chips .chip", "chips => chips.map(c => c.dataset.value)")]
     assert values == [100, 500, 2_500, 10_000, 50_000]
     page.click(".chip[data-value='500']")
@@ -675,4 +676,5 @@ def test_winnings_are_paid_in_chips_that_slide_to_the_player(page, open_table, p
     )  # in from the dealer, out to the player
     deal_next(page)  # a loss pays nothing
     page.wait_for_timeout(1_800)
+    screenshot(page, "table-lose")
     assert page.evaluate("window.paid.length") == 1 and page.locator("#main-pay .disc").count() == 0
