@@ -57,7 +57,6 @@ def table_representation(table: Table) -> dict:
             "tie_after_tie_bonus": table.tie_after_tie_bonus,
             "shuffle": table.shuffle,
             "decision_timeout_s": table.decision_timeout_s,
-            "house_rule": table.house_rule,
         },
         "house_edge": table_house_edge(table=table),
     }

@@ -57,9 +57,6 @@ class TableRulesSerializer(serializers.Serializer):
     tie_after_tie_bonus = serializers.BooleanField()
     shuffle = serializers.ChoiceField(choices=["fresh", "persistent"])
     decision_timeout_s = serializers.IntegerField()
-    house_rule = serializers.ChoiceField(
-        choices=["war", "surrender"], help_text="What the table decides for a tie left undecided past its deadline."
-    )
 
 
 class HouseEdgeSerializer(serializers.Serializer):

@@ -39,7 +39,7 @@ document.addEventListener("DOMContentLoaded", () => {
   };
   const BETS = { main: gettext("Main bet"), raise: gettext("War raise"), tie: gettext("Tie bet"), bonus: gettext("Bonus") };
   const signed = (minor) => (minor > 0 ? "+" : "") + money(minor, currency);
-  const rulesOf = (round) => round.rules || { tie_pays: table.rules.tie_pays, tie_after_tie_bonus: table.rules.tie_after_tie_bonus, house_rule: table.rules.house_rule };
+  const rulesOf = (round) => round.rules;  // the rules the round was placed under (casino.selectors.round_rules)
   const bonusPaid = (round) => Boolean(round.nets && round.nets.bonus > 0);
 
   /* What the round's outcome was, in words true to what it paid: a tie in the war names the bonus
