@@ -40,6 +40,7 @@ from accounts.origins import origins_check
 from core.actors import Actor
 from core.admin_base import MakerCheckerAdmin, ReadOnlyAdmin, html_table, short_id
 from core.errors import ServiceError
+from core.times import moment_text
 from ledger.admin import LINES_SHOWN, account_lines_html
 from ledger.admin_money import money_text
 from ledger.money import CURRENCIES
@@ -215,11 +216,11 @@ class PlayerAdmin(admin.ModelAdmin):
     list_filter = ("partner", "currency")
     search_fields = ("user__username", "external_id", "user__email")
     readonly_fields = (
-        "created_at", "wallet", "wallet_lines", "recent_rounds", "limits", "exclusions", "adjustments",
-        "identity_changes",
+        "created_at", "confirmations", "wallet", "wallet_lines", "recent_rounds", "limits", "exclusions",
+        "adjustments", "identity_changes",
     )  # fmt: skip
     fieldsets = (
-        (None, {"fields": ("user", "partner", "external_id", "currency", "created_at")}),
+        (None, {"fields": ("user", "partner", "external_id", "currency", "created_at", "confirmations")}),
         ("Wallet", {"fields": ("wallet", "wallet_lines")}),
         ("Play", {"fields": ("recent_rounds",)}),
         ("Protection", {"fields": ("limits", "exclusions")}),
@@ -236,6 +237,16 @@ class PlayerAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
+    @admin.display(description="confirmed at sign-up")
+    def confirmations(self, obj):
+        if obj.partner_id is not None:
+            return "nothing asked here: a partner's player (its casino asks)"
+        age = (f"{obj.age_confirmed_minimum} or older, {moment_text(obj.age_confirmed_at)}" if obj.age_confirmed_at
+               else "age not confirmed")  # fmt: skip
+        terms = (f"terms version {obj.terms_version}, {moment_text(obj.terms_accepted_at)}" if obj.terms_accepted_at
+                 else "terms not accepted")  # fmt: skip
+        return f"{age}; {terms}"
+
     @admin.display(description="balance")
     def wallet(self, obj):
         summary = player_wallet_summary(player=obj)
@@ -251,7 +262,7 @@ class PlayerAdmin(admin.ModelAdmin):
     def recent_rounds(self, obj):
         rows = [
             (format_html('<a href="{}">{}</a>', reverse("admin:casino_round_change", args=[r.pk]), short_id(r.pk)),
-             r.created_at.strftime("%Y-%m-%d %H:%M:%S"), r.table.name, r.get_status_display(),
+             moment_text(r.created_at), r.table.name, r.get_status_display(),
              r.get_outcome_display() or "-", money_text(r.main_bet + r.tie_bet + r.raise_bet,
              r.currency), money_text(r.net, r.currency))
             for r in obj.rounds.select_related("table").order_by("-created_at")[:20]
@@ -263,7 +274,7 @@ class PlayerAdmin(admin.ModelAdmin):
         rows = [
             (limit.get_kind_display(), limit.get_period_display(),
              money_text(limit.amount, obj.currency) if limit.amount is not None else "no limit",
-             limit.requested_at.strftime("%Y-%m-%d %H:%M"), limit.effective_from.strftime("%Y-%m-%d %H:%M"),
+             moment_text(limit.requested_at), moment_text(limit.effective_from),
              limit.requested_by_type)
             for limit in obj.limits.all()[:50]
         ]  # fmt: skip
@@ -271,14 +282,14 @@ class PlayerAdmin(admin.ModelAdmin):
 
     @admin.display(description="time-outs and self-exclusions")
     def exclusions(self, obj):
-        rows = [(e.get_kind_display(), e.starts_at.strftime("%Y-%m-%d %H:%M"), e.ends_at.strftime("%Y-%m-%d %H:%M"))
+        rows = [(e.get_kind_display(), moment_text(e.starts_at), moment_text(e.ends_at))
                 for e in obj.exclusions.all()]  # fmt: skip
         return html_table(("kind", "from", "until"), rows)
 
     @admin.display(description="proposed and decided")
     def adjustments(self, obj):
         adjustments = obj.adjustments.select_related("proposed_by", "decided_by")
-        rows = [(a.proposed_at.strftime("%Y-%m-%d %H:%M"), money_text(a.amount, a.currency), a.reason,
+        rows = [(moment_text(a.proposed_at), money_text(a.amount, a.currency), a.reason,
                  a.get_status_display(), a.proposed_by, a.decided_by or "-") for a in adjustments]  # fmt: skip
         return html_table(("proposed", "amount", "reason", "status", "maker", "checker"), rows)
 
@@ -286,7 +297,7 @@ class PlayerAdmin(admin.ModelAdmin):
     def identity_changes(self, obj):
         changes = obj.identity_changes.select_related("old_partner", "partner", "proposed_by", "decided_by")
         rows = [
-            (c.proposed_at.strftime("%Y-%m-%d %H:%M"), _identity_text(c.old_partner, c.old_external_id, c.old_currency),
+            (moment_text(c.proposed_at), _identity_text(c.old_partner, c.old_external_id, c.old_currency),
              _identity_text(c.partner, c.external_id, c.currency), c.reason, c.get_status_display(), c.proposed_by,
              c.decided_by or "-")
             for c in changes
@@ -503,14 +514,14 @@ class GameSessionAdmin(admin.ModelAdmin):
     def started(self, obj):
         if obj.opened_at is None:
             return "link not opened"
-        return obj.opened_at.strftime("%Y-%m-%d %H:%M:%S")
+        return moment_text(obj.opened_at)
 
     @admin.display(description="ended how", ordering="ended_at")
     def ended(self, obj):
         reason = game_session_end_reason(obj)
         if reason is None:
             return "open"
-        when = obj.ended_at.strftime("%Y-%m-%d %H:%M:%S") if obj.ended_at else "now"
+        when = moment_text(obj.ended_at) if obj.ended_at else "now"
         return f"{GameSessionEnd(reason).label}, {when}"
 
     def has_add_permission(self, request):

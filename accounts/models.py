@@ -7,6 +7,7 @@ from django.db import models
 
 from accounts.usernames import username_skeleton
 from core.outbound import outbound_url_validate
+from core.times import moment_text
 from ledger.money import format_money
 
 
@@ -62,6 +63,12 @@ class Player(models.Model):
     # The language the player chose (a code of settings.LANGUAGES); empty: the browser's.
     language = models.CharField(max_length=8, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # What the player confirmed at sign-up, and when: being of the operator's minimum age (the age
+    # then), and the terms of play (their version). Empty for a partner's player (its casino asks).
+    age_confirmed_at = models.DateTimeField(null=True, blank=True)
+    age_confirmed_minimum = models.PositiveSmallIntegerField(null=True, blank=True)
+    terms_accepted_at = models.DateTimeField(null=True, blank=True)
+    terms_version = models.CharField(max_length=20, blank=True)
 
     class Meta:
         constraints = [
@@ -71,6 +78,16 @@ class Player(models.Model):
                 name="player_unique_external_id_per_partner",
             ),
             models.CheckConstraint(condition=models.Q(currency__regex=r"^[A-Z]{3}$"), name="player_currency_iso"),
+            models.CheckConstraint(
+                condition=models.Q(age_confirmed_at__isnull=True, age_confirmed_minimum__isnull=True)
+                | models.Q(age_confirmed_at__isnull=False, age_confirmed_minimum__gte=18),
+                name="player_age_confirmed_with_its_minimum",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(terms_accepted_at__isnull=True, terms_version="")
+                | (models.Q(terms_accepted_at__isnull=False) & ~models.Q(terms_version="")),
+                name="player_terms_accepted_with_their_version",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -124,7 +141,7 @@ class ApiToken(models.Model):
     last_used_at = models.DateTimeField(db_index=True)
 
     def __str__(self) -> str:
-        return f"token of {self.user_id} from {self.created_at:%Y-%m-%d %H:%M}"
+        return f"token of {self.user_id} from {moment_text(self.created_at)}"
 
 
 class IdentityChangeStatus(models.TextChoices):

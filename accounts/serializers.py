@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.core.validators import ProhibitNullCharactersValidator
+from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
@@ -14,6 +15,20 @@ from ledger.money import CURRENCIES
 from ledger.serializers import MinorUnitsField
 
 
+class ConfirmationField(serializers.BooleanField):
+    """A confirmation the person gives: JSON `true`, or left out; `false` or anything else is refused
+    (the web form requires it; an API caller, bound by the contract's sign-up, may leave it out)."""
+
+    default_error_messages = {"invalid": gettext_lazy("%(name)s is true (confirmed) or left out")}
+
+    def to_internal_value(self, data):
+        if data is not True:
+            raise serializers.ValidationError(
+                self.error_messages["invalid"] % {"name": self.field_name}, code="invalid"
+            )
+        return True
+
+
 class SignupSerializer(serializers.Serializer):
     username = StrictCharField(min_length=MIN_LENGTH, max_length=MAX_LENGTH, help_text=f"A username is {RULES}.")
     password = StrictCharField(
@@ -23,6 +38,14 @@ class SignupSerializer(serializers.Serializer):
     email = StrictCharField(
         required=False, allow_blank=True, max_length=User._meta.get_field("email").max_length,
         help_text="An e-mail address (optional).",
+    )  # fmt: skip
+    age_confirmed = ConfirmationField(
+        required=False, help_text="true: the player confirms being of the casino's minimum age (18 or more); recorded "
+        "with the moment (an addition to the contract: left out, nothing is recorded).",
+    )  # fmt: skip
+    terms_accepted = ConfirmationField(
+        required=False, help_text="true: the player accepts the terms of play (/terms/); recorded with the moment and "
+        "the terms' version (an addition to the contract).",
     )  # fmt: skip
 
 

@@ -21,6 +21,7 @@ from accounts.origins import origins_check
 from accounts.roles import AUDITOR, OPERATOR, SUPPORT
 from accounts.tokens import token_issue
 from accounts.usernames import username_is_valid, username_look_alikes, username_normalize
+from core import clock
 from core.actors import Actor, ActorType
 from core.attempts import attempt_failed, attempts_clear, attempts_exhausted, password_check_allowed
 from core.audit import audit_record
@@ -154,11 +155,14 @@ def _lock_name(skeleton: str) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
 
 
-def player_signup(*, username: str, password: str, email: str = "", request=None) -> Player:
+def player_signup(*, username: str, password: str, email: str = "", age_confirmed: bool = False,
+                  terms_accepted: bool = False, request=None) -> Player:  # fmt: skip
     """A player signing up on their own (the API and the web form): a valid username, normalised
     (NFKC) and not reading like one taken (accounts/usernames.py), a strong password without
     control characters, an e-mail the account can hold. Sign-ups from one address are counted,
-    successful or not, and refused beyond SIGN_UPS_ALLOWED."""
+    successful or not, and refused beyond SIGN_UPS_ALLOWED. What the player confirmed (being of
+    settings.MINIMUM_AGE, the terms of TERMS_VERSION) is recorded with the moment
+    (`_confirmations_record`); the web form requires both, the API takes them when sent."""
     attempts = f"signup:{client_address(request)}"
     if attempts_exhausted(key=attempts, limit=SIGN_UPS_ALLOWED):
         raise TooManyAttempts(gettext("Too many sign-ups from this address. Wait a few minutes and try again."))
@@ -187,11 +191,32 @@ def player_signup(*, username: str, password: str, email: str = "", request=None
         if User.objects.filter(username_skeleton__in=look_alikes).exists():
             raise UsernameTaken()
         player = player_create(username=username, password=password, email=email)
+        confirmed = _confirmations_record(player, age_confirmed=age_confirmed, terms_accepted=terms_accepted)
         audit_record(
             actor_type=ActorType.PLAYER, actor_id=player.pk, action="player.signed_up", obj_type="player",
-            obj_id=player.pk,
+            obj_id=player.pk, **confirmed,
         )  # fmt: skip
     return player
+
+
+# The version of the terms of play (web/templates/web/terms.html) a player accepts at sign-up: a new
+# text of the terms gets a new version, and each player's record says which one they accepted.
+TERMS_VERSION = "2026-12-02"
+
+
+def _confirmations_record(player: Player, *, age_confirmed: bool, terms_accepted: bool) -> dict:
+    """Record on the player what it confirmed at sign-up, with the moment; returns it for the audit."""
+    now = clock.now()
+    confirmed: dict = {}
+    if age_confirmed:
+        player.age_confirmed_at, player.age_confirmed_minimum = now, settings.MINIMUM_AGE
+        confirmed["age_confirmed_minimum"] = settings.MINIMUM_AGE
+    if terms_accepted:
+        player.terms_accepted_at, player.terms_version = now, TERMS_VERSION
+        confirmed["terms_version"] = TERMS_VERSION
+    if confirmed:
+        player.save(update_fields=["age_confirmed_at", "age_confirmed_minimum", "terms_accepted_at", "terms_version"])
+    return confirmed
 
 
 def player_authenticate(*, request, username: str, password: str) -> Player | None:

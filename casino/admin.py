@@ -36,6 +36,7 @@ from core.admin import AuditEventAdmin as CoreAuditEventAdmin
 from core.admin_base import MakerCheckerAdmin, ReadOnlyAdmin, html_table, short_id
 from core.errors import ServiceError
 from core.models import AuditEvent
+from core.times import moment_text
 from ledger.admin_money import MoneyField, money_column, money_text
 from ledger.selectors import entries_for_reference
 
@@ -47,7 +48,7 @@ ACTOR_WORDS = {"player": "the player", "partner": "the partner casino", "system"
 
 def _moment(moment, *, after=None) -> str:
     """A moment as operators read it everywhere in the back office, with how long after the previous one."""
-    text = f"{moment:%Y-%m-%d %H:%M:%S}"
+    text = moment_text(moment)
     if after is not None:
         text += f" ({(moment - after).total_seconds():.2f} s later)"
     return text
@@ -261,7 +262,7 @@ class RoundAdmin(ReadOnlyAdmin):
 
     @admin.display(description="placed", ordering="created_at")
     def created(self, obj):
-        return format_html('<span class="nowrap">{}</span>', f"{obj.created_at:%Y-%m-%d %H:%M:%S}")
+        return format_html('<span class="nowrap">{}</span>', moment_text(obj.created_at))
 
     @admin.display(description="status", ordering="status")
     def status_words(self, obj):
@@ -278,11 +279,11 @@ class RoundAdmin(ReadOnlyAdmin):
             text += f" + war {money_text(obj.raise_bet, obj.currency)}"
         if obj.tie_bet:
             text += f", tie {money_text(obj.tie_bet, obj.currency)}"
-        return text
+        return format_html('<span class="nowrap">{}</span>', text)
 
     net_money = money_column("net", "player's net")
 
-    @admin.display(description="when (UTC)")
+    @admin.display(description="when")
     def timeline(self, obj):
         rows = [("placed", _moment(obj.created_at))]
         if obj.resolved_at:
@@ -323,10 +324,10 @@ class RoundAdmin(ReadOnlyAdmin):
     def decision_words(self, obj):
         if not obj.decision:
             if obj.status == RoundStatus.AWAITING_DECISION:
-                return f"waiting for the player's decision until {obj.decision_deadline:%Y-%m-%d %H:%M:%S} UTC"
+                return f"waiting for the player's decision until {moment_text(obj.decision_deadline)}"
             return "none needed (no tie)"
         by = ACTOR_WORDS.get(obj.decided_by_type, obj.decided_by_type)
-        when = f" at {obj.decided_at:%Y-%m-%d %H:%M:%S}" if obj.decided_at else ""
+        when = f" at {moment_text(obj.decided_at)}" if obj.decided_at else ""
         timed_out = ", the player did not decide in time" if obj.decision_timed_out else ""
         return f"{obj.get_decision_display()}, by {by}{when}{timed_out}"
 
@@ -382,12 +383,12 @@ class RoundAdmin(ReadOnlyAdmin):
         delivery = WebhookDelivery.objects.filter(round=obj).first()
         if delivery is None:
             return "none (not a partner's player, or no webhook URL)"
-        attempts = [(f"{a.attempted_at:%Y-%m-%d %H:%M:%S}", a.status_code or "-", a.error or "")
+        attempts = [(moment_text(a.attempted_at), a.status_code or "-", a.error or "")
                     for a in delivery.attempt_log.all()]  # fmt: skip
         return format_html(
             "<div>event <code>{}</code>: {}</div>{}",
             delivery.id,
-            "delivered" if delivery.delivered_at else f"pending, next attempt {delivery.next_attempt_at:%H:%M:%S}",
+            "delivered" if delivery.delivered_at else f"pending, next attempt {moment_text(delivery.next_attempt_at)}",
             html_table(("attempted", "answer", "error"), attempts, empty="no attempt yet"),
         )
 

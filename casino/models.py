@@ -7,6 +7,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from casino.engine import Action, CasinoWarRules, ShuffleMode, TableLimits
+from core.times import moment_text
 
 
 class Table(models.Model):
@@ -435,7 +436,7 @@ class RoundHour(models.Model):
     summed_at = models.DateTimeField()
 
     def __str__(self) -> str:
-        return f"rounds of {self.hour:%Y-%m-%d %H}h summed at {self.summed_at:%Y-%m-%d %H:%M}"
+        return f"rounds of the hour from {moment_text(self.hour)} summed at {moment_text(self.summed_at)}"
 
 
 class RoundHourTotal(models.Model):
@@ -478,4 +479,4 @@ class RoundHourTotal(models.Model):
         permissions = [("view_revenue", "Can see stakes, revenue (GGR) and return to player")]
 
     def __str__(self) -> str:
-        return f"{self.hour:%Y-%m-%d %H}h {self.table_id} {self.currency}: {self.rounds} rounds"
+        return f"hour from {moment_text(self.hour)}, table {self.table_id} {self.currency}: {self.rounds} rounds"

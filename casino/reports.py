@@ -30,7 +30,7 @@ from django.db.models.functions import Cast, Coalesce, NullIf, TruncDate, TruncH
 from accounts.models import Partner
 from casino.models import Round, RoundHour, RoundHourTotal, RoundStatus, Table, WebhookDelivery
 from casino.odds import casino_war_odds
-from casino.odds.stats import Z95
+from casino.odds.stats import Z95, proportion
 from core import clock
 from ledger.models import VerificationRun
 from protection.models import Exclusion, ExclusionKind
@@ -110,7 +110,8 @@ FIGURES = tuple(f.name for f in fields(Totals))
 
 @dataclass
 class Observed:
-    """Observed RTP of one bet: the mean return per unit staked, with a 95 % interval."""
+    """Observed RTP of one bet: the mean return per unit staked, with a 95 % interval that never
+    leaves what the bet can return (a short run's interval would otherwise read "-19 % to 127 %")."""
 
     rounds: int
     rtp: float
@@ -118,13 +119,31 @@ class Observed:
     high: float
 
     @classmethod
-    def of(cls, n: int, total: float, squares: float) -> Observed | None:
+    def of(cls, n: int, total: float, squares: float, *, least: float, most: float) -> Observed | None:
+        """The normal interval of the mean return, clipped to [least, most]: what one unit of the bet
+        can return at worst and at best under the rounds' rules."""
         if not n:
             return None
         mean = total / n
         variance = max(0.0, squares / n - mean * mean) * n / max(1, n - 1)
         spread = Z95 * math.sqrt(variance / n)
-        return cls(n, mean, mean - spread, mean + spread)
+        return cls(n, mean, max(least, mean - spread), min(most, mean + spread))
+
+    @classmethod
+    def of_wins(cls, n: int, total: float, *, pays: int) -> Observed | None:
+        """A bet that returns `pays + 1` per unit or nothing (the tie bet): Wilson's score interval
+        of its share of wins, which cannot leave [0, pays + 1]."""
+        if not n:
+            return None
+        won = proportion(round(total / (pays + 1)), n)
+        low, high = min(won.low, won.value), max(won.high, won.value)  # (no rounding noise past the share itself)
+        return cls(n, total / n, low * (pays + 1), high * (pays + 1))
+
+
+def main_return_bounds(*, tie_after_tie_bonus: bool) -> tuple[float, float]:
+    """What one unit of the main bet can return (MAIN_RETURN): -1 for a war lost (the raise is lost
+    too), up to 2 for a win (3 for a tie in the war with the tie-after-tie bonus)."""
+    return -1.0, 3.0 if tie_after_tie_bonus else 2.0
 
 
 # --- Summing up finished hours ------------------------------------------------------------------
@@ -305,10 +324,11 @@ def _table_rtps(rows: list[dict], today_rows: list[dict] | None = None) -> list[
     for key, t in tables.items():
         table_id, currency, decks, tie_pays, bonus = key
         exact = _exact(decks, tie_pays, bonus)
+        least, most = main_return_bounds(tie_after_tie_bonus=bonus)
         result.append(TableRtp(
             table=names.get(table_id, str(table_id)), currency=currency, rules=rules_words(decks, tie_pays, bonus),
-            totals=t, main=Observed.of(t.rounds, t.main_return_sum, t.main_return_squares),
-            tie=Observed.of(t.tie_rounds, t.tie_return_sum, t.tie_return_squares),
+            totals=t, tie=Observed.of_wins(t.tie_rounds, t.tie_return_sum, pays=tie_pays),
+            main=Observed.of(t.rounds, t.main_return_sum, t.main_return_squares, least=least, most=most),
             exact_war=exact["war"], exact_surrender=exact["surrender"], exact_tie=exact["tie"],
             today=today.get(key, Totals()),
         ))  # fmt: skip

@@ -10,7 +10,7 @@ from django.db.models import Count, Sum
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from casino.engine import ALL_CARDS, HmacStream, card, server_seed_hash, shoe, shuffle, verify_round
+from casino.engine import ALL_CARDS, CasinoWarRules, HmacStream, card, server_seed_hash, shoe, shuffle, verify_round
 from casino.engine.war import PRESETS, StealView
 from casino.models import (
     Match,
@@ -134,6 +134,21 @@ def round_decision_values(round_: Round) -> dict[str, float] | None:
     return {"war": float(values["war"]), "surrender": float(values["surrender"])}
 
 
+DEFAULT_RULES = CasinoWarRules()
+
+
+def round_rules(round_: Round) -> dict:
+    """What the round pays and what the table decides for it, by the rules it was placed under
+    (the table's may have changed since): the page writes its texts from these."""
+    rules = round_.rules or {}  # CasinoWarRules.as_json(), stored when the round was placed
+    return {
+        "tie_pays": rules.get("tie_pays", DEFAULT_RULES.tie_pays),
+        "tie_after_tie_bonus": bool(rules.get("tie_after_tie_bonus", DEFAULT_RULES.tie_after_tie_bonus)),
+        # Overdue, a seamless round always surrenders (its raise would be a debit nobody asked for).
+        "house_rule": "surrender" if round_.seamless else rules.get("house_rule", DEFAULT_RULES.house_rule.value),
+    }
+
+
 def round_representation(round_: Round) -> dict:
     """A round as the public contract shows it (API.md), plus a few documented extras."""
     resolved = round_.status != RoundStatus.AWAITING_DECISION
@@ -158,6 +173,8 @@ def round_representation(round_: Round) -> dict:
         "nets": round_.nets if resolved else None,
         "decision_deadline": rfc3339(round_.decision_deadline) if not resolved else None,
         "decision_values": round_decision_values(round_),
+        "decision_timed_out": round_.decision_timed_out,
+        "rules": round_rules(round_),
         "fairness": {
             "server_seed_hash": round_.seed_pair.server_seed_hash,
             "client_seed": round_.seed_pair.client_seed,

@@ -153,6 +153,7 @@ LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("pt-br", "Português (Brasil)"), ("es", "Español")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
+FORMAT_MODULE_PATH = ["config.formats"]  # one way to write a moment per language, with its time zone
 USE_I18N = True
 USE_TZ = True
 
@@ -314,6 +315,13 @@ API_TOKEN_IDLE_MINUTES = int(os.environ.get("API_TOKEN_IDLE_MINUTES", "60"))
 # Play money: players top their wallets up themselves. Only when asked for (bin/serve, the demo,
 # sets PLAY_MONEY=true); a real-money casino never turns it on.
 PLAY_MONEY = env_bool("PLAY_MONEY", default=False)
+# The age a player confirms at sign-up (18, or a jurisdiction's higher minimum): recorded with the
+# moment it was confirmed (accounts.Player.age_confirmed_at).
+MINIMUM_AGE = int(os.environ.get("MINIMUM_AGE", "18"))
+if MINIMUM_AGE < 18:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("MINIMUM_AGE is 18 or more.")
 
 # --- Platform security (outbound calls, deployment defaults, Content-Security-Policy) ------------
 # Calls to partners' servers (core/outbound.py) go only to public addresses; development and tests

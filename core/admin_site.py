@@ -4,7 +4,10 @@ A staff member without a verified second factor is, for the admin, not staff at 
 sign-in is audited (a wrong name or password by accounts' receiver of Django's signal, the rest
 here) and counted per address and username: beyond STAFF_SIGN_IN_FAILURES_ALLOWED in the window
 every attempt is refused (429), the right one too. Whatever failed, the form says the same thing,
-so it never tells that a password was right.
+so it never tells that a password was right: that the name, password and code did not make a
+sign-in, and how long to wait before the next try. The wait follows the count of failures (1 s,
+2 s, 4 s...), as django-otp's own back-off after a wrong code does (OTP_TOTP_THROTTLE_FACTOR, 1 s
+doubled per failure): a right code sent sooner is refused by the device.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse, reverse_lazy
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext_lazy
 from django_otp.admin import OTPAdminAuthenticationForm, OTPAdminSite
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
@@ -22,6 +25,15 @@ from core.client_address import client_address
 
 STAFF_SIGN_IN_FAILURES_ALLOWED = 10  # per address and username, per 15 minutes: as players' sign-ins
 SIGN_IN_REFUSED = gettext_lazy("Enter the username, the password and the current code of a staff account.")
+SIGN_IN_WAIT = ngettext_lazy(
+    "Wait %(seconds)d second before the next try.", "Wait %(seconds)d seconds before the next try.", "seconds"
+)
+
+
+def sign_in_refused(failures: int) -> str:
+    """The one answer to every failed sign-in: after the n-th failure, wait 2**(n-1) seconds (django-otp
+    refuses a code for as long after a wrong one)."""
+    return f"{SIGN_IN_REFUSED} {SIGN_IN_WAIT % {'seconds': 2 ** max(0, failures - 1)}}"
 SIGN_IN_THROTTLED = gettext_lazy("Too many failed attempts. Wait a few minutes and try again.")
 
 
@@ -60,8 +72,8 @@ class StaffSignInForm(OTPAdminAuthenticationForm):
             self.data["otp_token"] = ""  # a code is asked for afresh
             if user is not None and not (user.is_active and user.is_staff):
                 self._audit("sign_in.not_staff", username, user)
-            attempt_failed(key=attempts)
-            raise forms.ValidationError(SIGN_IN_REFUSED, code="invalid_login") from None
+            failures = attempt_failed(key=attempts)
+            raise forms.ValidationError(sign_in_refused(failures), code="invalid_login") from None
         if self.user_cache is not None:
             attempts_clear(key=attempts)
         return cleaned_data

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from core.times import moment_text
+
 
 class AuditEvent(models.Model):
     """Who did what to which object, and when: every change of money or state leaves one."""
@@ -23,7 +25,7 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         who = f"{self.actor_type}:{self.actor_id}"
-        return f"{self.created_at:%Y-%m-%d %H:%M:%S} {who} {self.action} {self.object_type}:{self.object_id}"
+        return f"{moment_text(self.created_at)} {who} {self.action} {self.object_type}:{self.object_id}"
 
 
 class IdempotencyRecord(models.Model):

@@ -16,6 +16,7 @@ from django.utils.html import format_html
 from core.admin_base import MakerCheckerAdmin, ReadOnlyAdmin, html_table, short_id
 from core.csv_export import CsvWriter
 from core.errors import ServiceError
+from core.times import moment_text
 from ledger.admin_money import MoneyField, money_column, money_text
 from ledger.models import (
     Account,
@@ -47,7 +48,7 @@ def account_lines_html(account: Account) -> str:
     """The account's last lines, newest first in the order its balance changed (each line's balance
     after, less its amount, is the next line's), and a link to all of them as CSV."""
     rows = [
-        (line.entry.created_at.strftime("%Y-%m-%d %H:%M:%S"), line.entry.get_kind_display(),
+        (moment_text(line.entry.created_at), line.entry.get_kind_display(),
          money_text(line.signed_amount, line.currency), money_text(line.balance_after, line.currency),
          format_html("{} {}", line.entry.reference_type, short_id(line.entry.reference_id))
          if line.entry.reference_id else "-")

@@ -13,6 +13,7 @@ from django.db import models
 from django.db.models import Q
 
 from core.actors import ActorType
+from core.times import moment_text
 from ledger.money import format_money
 
 
@@ -175,7 +176,7 @@ class VerificationRun(models.Model):
         ordering = ["-started_at"]
 
     def __str__(self) -> str:
-        return f"{'OK' if self.ok else 'PROBLEMS'} {self.started_at:%Y-%m-%d %H:%M}"
+        return f"{'OK' if self.ok else 'PROBLEMS'} {moment_text(self.started_at)}"
 
 
 class AdjustmentStatus(models.TextChoices):

@@ -7,7 +7,8 @@ rule of the games (a surrender's half) is the engine's: `casino.engine.casino_wa
 The one way to write money for people (mirrored in web/static/web/app.js): English puts the
 symbol first with a comma for thousands (`€1,234.50`); Portuguese and Spanish put it after, with
 a point for thousands and a comma for decimals (`1.234,50 €`); the Brazilian real is written
-first in every language (`R$ 1.234,50`).
+first in every language (`R$ 1.234,50`). The space between the amount and its symbol is a
+no-break space (U+00A0): an amount is never split across two lines.
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ class Money:
 
 # --- Written for people -------------------------------------------------------------------------
 SYMBOLS = {"EUR": "€", "USD": "$", "GBP": "£", "BRL": "R$"}
+NO_BREAK_SPACE = "\u00a0"  # between an amount and its symbol or code
 MINOR_DIGITS = 2  # every currency the service holds has cents
 CURRENCIES = frozenset(c.code for c in iso4217.Currency if c.exponent == MINOR_DIGITS)
 
@@ -113,12 +115,12 @@ def format_money(minor: int, currency: str, *, language: str | None = None) -> s
     sign = "-" if minor < 0 else ""
     symbol = SYMBOLS.get(currency)
     if symbol is None:
-        return f"{sign}{number} {currency}"
+        return f"{sign}{number}{NO_BREAK_SPACE}{currency}"
     if currency == "BRL":
-        return f"{sign}R$ {number}"
+        return f"{sign}R${NO_BREAK_SPACE}{number}"
     if not language or language.startswith("en"):
         return f"{sign}{symbol}{number}"
-    return f"{sign}{number} {symbol}"
+    return f"{sign}{number}{NO_BREAK_SPACE}{symbol}"
 
 
 def money_decimal(minor: int) -> str:
@@ -131,7 +133,7 @@ def parse_money(text: str, *, language: str | None = None) -> int:
     """Minor units from an amount a person typed ("1,234.50" in English, "1.234,50" in Portuguese or
     Spanish, or plain "50"); ValueError when it is not one."""
     thousands, decimal = _separators(_language(language))
-    cleaned = text.strip().replace(" ", "").replace(thousands, "")
+    cleaned = text.strip().replace(" ", "").replace(NO_BREAK_SPACE, "").replace(thousands, "")
     if decimal != ".":
         cleaned = cleaned.replace(decimal, ".")
     units, _, fraction = cleaned.partition(".")

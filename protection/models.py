@@ -10,6 +10,8 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
+from core.times import moment_text
+
 
 class LimitKind(models.TextChoices):
     DEPOSIT = "deposit", "Deposits (transfers in)"
@@ -42,7 +44,7 @@ class PlayerLimit(models.Model):
 
     def __str__(self) -> str:
         value = "none" if self.amount is None else self.amount
-        return f"{self.player} {self.kind}/{self.period} = {value} from {self.effective_from:%Y-%m-%d %H:%M}"
+        return f"{self.player} {self.kind}/{self.period} = {value} from {moment_text(self.effective_from)}"
 
 
 class ExclusionKind(models.TextChoices):
@@ -65,7 +67,7 @@ class Exclusion(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} of {self.player} until {self.ends_at:%Y-%m-%d}"
+        return f"{self.get_kind_display()} of {self.player} until {moment_text(self.ends_at)}"
 
 
 class RealityCheck(models.Model):

@@ -12,6 +12,7 @@ from core import clock
 from core.actors import Actor
 from core.audit import audit_record
 from core.errors import InvalidInput, LimitExceeded, SelfExcluded, StateConflict
+from core.times import moment_text
 from ledger.models import Account
 from ledger.money import format_money
 from ledger.services import ledger_accounts_lock, player_accounts_open
@@ -77,8 +78,8 @@ def exclusion_start(
         active = exclusion_active(player=player, at=now)
         if active is not None and active.ends_at >= now + length:
             raise StateConflict(
-                gettext("the player is already excluded until %(until)s UTC")
-                % {"until": f"{active.ends_at:%Y-%m-%d %H:%M}"}
+                gettext("the player is already excluded until %(until)s")
+                % {"until": moment_text(active.ends_at)}
             )
         exclusion = Exclusion.objects.create(
             player=player, kind=kind, starts_at=now, ends_at=now + length,

@@ -107,6 +107,8 @@ def give_seed(player, seed: str) -> None:
     """Fix the player's active seed pair (as a fixture may) so that the test knows the deal."""
     from casino.engine.fairness import server_seed_hash
     from casino.models import SeedPair
+    from core import clock
 
-    SeedPair.objects.filter(player=player, active=True).delete()
+    # Retired as a rotation retires it (revealed), not deleted: rounds may have been played on it.
+    SeedPair.objects.filter(player=player, active=True).update(active=False, revealed_at=clock.now())
     SeedPair.objects.create(player=player, server_seed=seed, server_seed_hash=server_seed_hash(seed), client_seed="web")

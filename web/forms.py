@@ -22,6 +22,15 @@ class SignUpForm(forms.Form):
         help_text=_("At least 8 characters, not only digits, not a common password."),
     )  # fmt: skip
 
+    # What a regulated casino asks of everyone who signs up: both required, and recorded with the
+    # moment (accounts.services.player_signup). The labels are the template's (they hold a link).
+    age_confirmed = forms.BooleanField(
+        error_messages={
+            "required": _("Confirm that you are old enough to play: the casino may not take you otherwise.")
+        }
+    )
+    terms_accepted = forms.BooleanField(error_messages={"required": _("Accept the terms of play to open an account.")})
+
 
 class SignInForm(forms.Form):
     username = forms.CharField(

@@ -114,7 +114,7 @@ def _lobby_context(session: GameSession) -> dict:
     return {"tables": tables}
 
 
-def _table_context(table) -> dict:
+def _table_context(table, session: GameSession) -> dict:
     chips = chip_values(min_bet=table.min_bet, max_bet=table.max_bet, bet_step=table.bet_step)
     return {
         "table": table,
@@ -122,6 +122,8 @@ def _table_context(table) -> dict:
         "table_json": {**table_representation(table), "chips": chips},
         "pending_round": None,  # the page's script finds it through the API
         "summary": None,
+        # a tie left undecided: a seamless partner's round surrenders (its raise would be a debit nobody asked for)
+        "decides": "surrender" if session.player.is_seamless else table.house_rule,
     }
 
 
@@ -141,7 +143,9 @@ def launch(request, token: str):
     table = table_get_open(table_id=session.table_id) if session.table_id else None
     if table is not None and table.currency == session.player.currency:
         path = reverse("web:game-table", args=[session.pk, table.pk])
-        return _page(request, session, "web/table.html", _table_context(table), credential=credential, path=path)
+        return _page(
+            request, session, "web/table.html", _table_context(table, session), credential=credential, path=path
+        )
     path = reverse("web:game-lobby", args=[session.pk])
     return _page(request, session, "web/lobby.html", _lobby_context(session), credential=credential, path=path)
 
@@ -158,7 +162,7 @@ def table(request, session_id: str, table_id: int):
     found = table_get_open(table_id=table_id)
     if found is None or found.currency != session.player.currency:
         raise Http404
-    return _page(request, session, "web/table.html", _table_context(found))
+    return _page(request, session, "web/table.html", _table_context(found, session))
 
 
 @require_GET

@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.lobby, name="lobby"),
     path("favicon.ico", views.favicon, name="favicon"),
     path("rules/", views.rules, name="rules"),
+    path("terms/", views.terms, name="terms"),
     path("signup/", views.signup, name="signup"),
     path("signin/", views.signin, name="signin"),
     path("signout/", views.signout, name="signout"),

@@ -24,6 +24,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.services import (
     PLAY_MONEY_TOP_UPS,
+    TERMS_VERSION,
     player_authenticate,
     player_language_set,
     player_password_change,
@@ -101,6 +102,7 @@ def signup(request):
             player = player_signup(
                 username=form.cleaned_data["username"], password=form.cleaned_data["password"],
                 email=form.cleaned_data["email"], request=request,
+                age_confirmed=form.cleaned_data["age_confirmed"], terms_accepted=form.cleaned_data["terms_accepted"],
             )  # fmt: skip
         except ServiceError as error:
             form.add_error(None, error.detail)
@@ -110,7 +112,16 @@ def signup(request):
             session_start(player=player)
             messages.success(request, _("Welcome, %(name)s. Your wallet is open.") % {"name": player.user.username})
             return redirect(_safe_next(request, reverse("web:wallet")))
-    return render(request, "web/signup.html", {"form": form, "next": _safe_next(request, "")}, status=status)
+    return render(request, "web/signup.html", {
+        "form": form, "next": _safe_next(request, ""), "minimum_age": settings.MINIMUM_AGE,
+    }, status=status)  # fmt: skip
+
+
+def terms(request):
+    """The terms of play a player accepts at sign-up (their version is recorded with the acceptance)."""
+    return render(request, "web/terms.html", {
+        "minimum_age": settings.MINIMUM_AGE, "version": TERMS_VERSION, "play_money": settings.PLAY_MONEY,
+    })  # fmt: skip
 
 
 def signin(request):
@@ -235,6 +246,7 @@ def table_play(request, table_id: int):
         "table_json": {**table_representation(table), "chips": chips},
         "pending_round": str(pending) if pending else None,
         "summary": player_wallet_summary(player=request.player),
+        "decides": "surrender" if request.player.is_seamless else table.house_rule,  # a tie left undecided
     })  # fmt: skip
 
 

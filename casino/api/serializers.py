@@ -115,6 +115,14 @@ class DecisionValuesSerializer(serializers.Serializer):
     surrender = serializers.FloatField()
 
 
+class RoundRulesSerializer(serializers.Serializer):
+    tie_pays = serializers.IntegerField(help_text="The tie bet pays this many to 1.")
+    tie_after_tie_bonus = serializers.BooleanField(help_text="A tie in the war pays a bonus equal to the main bet.")
+    house_rule = serializers.ChoiceField(
+        choices=["war", "surrender"], help_text="What the table decides for this round if its deadline passes."
+    )
+
+
 class RoundSerializer(serializers.Serializer):
     id = serializers.CharField()
     table = serializers.CharField()
@@ -135,6 +143,8 @@ class RoundSerializer(serializers.Serializer):
     nets = NetsSerializer(allow_null=True)
     decision_deadline = serializers.DateTimeField(allow_null=True)
     decision_values = DecisionValuesSerializer(allow_null=True)
+    decision_timed_out = serializers.BooleanField(help_text="The table took the decision: the deadline passed.")
+    rules = RoundRulesSerializer(help_text="The rules the round was placed under.")
     fairness = RoundFairnessSerializer()
     created_at = serializers.DateTimeField()
     resolved_at = serializers.DateTimeField(allow_null=True)

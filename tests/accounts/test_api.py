@@ -247,6 +247,37 @@ def test_a_lone_surrogate_is_a_400(client, path, field):
     assert response.status_code == 400 and response["Content-Type"] == PROBLEM
 
 
+def test_the_contracts_sign_up_needs_no_confirmation_and_records_none(client):
+    """API.md's sign-up is `username`, `password` and an optional `email`: still a 201 with those
+    alone (nothing confirmed, nothing recorded)."""
+    response = sign_up(client, username="hugo", password="a-long-pass-phrase")
+    assert response.status_code == 201
+    player = Player.objects.get(user__username="hugo")
+    assert player.age_confirmed_at is None and player.terms_accepted_at is None and player.terms_version == ""
+
+
+def test_a_sign_up_that_confirms_age_and_terms_records_both_with_the_moment(client, settings):
+    from accounts.services import TERMS_VERSION
+    from core import clock
+
+    settings.MINIMUM_AGE = 21
+    before = clock.now()
+    body = {"username": "iris", "password": "a-long-pass-phrase", "age_confirmed": True, "terms_accepted": True}
+    assert sign_up(client, **body).status_code == 201
+    player = Player.objects.get(user__username="iris")
+    assert player.age_confirmed_minimum == 21 and player.terms_version == TERMS_VERSION
+    assert before <= player.age_confirmed_at <= clock.now() and player.terms_accepted_at == player.age_confirmed_at
+    event = AuditEvent.objects.get(action="player.signed_up", object_id=str(player.pk))
+    assert event.data == {"age_confirmed_minimum": 21, "terms_version": TERMS_VERSION}
+
+
+@pytest.mark.parametrize("value", [False, "true", 1, None])
+def test_a_confirmation_is_true_or_left_out(client, value):
+    response = sign_up(client, username="jude", password="a-long-pass-phrase", age_confirmed=value)
+    assert_problem(response, 400, "invalid_input")
+    assert "age_confirmed" in response.json()["detail"] and not User.objects.filter(username="jude").exists()
+
+
 def test_an_e_mail_longer_than_the_account_holds_is_a_400(client):
     email = "a" * 300 + "@example.com"  # 312 characters: a valid form, longer than 254
     assert_problem(sign_up(client, username="fred", password="a-long-pass-phrase", email=email), 400, "invalid_input")

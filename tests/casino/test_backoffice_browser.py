@@ -153,3 +153,75 @@ def test_the_rounds_list_fits_1280_px_with_short_ids_and_a_round_reads_in_words(
     assert page.locator("table.detail-table").count() >= 3  # bets, rules, ledger entries
     screenshot(page, "admin-round-recall")
     assert violations == [], violations
+
+
+MOMENT_EN = r"\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4}, \d\d:\d\d:\d\d UTC"
+
+
+@pytest.fixture
+def few_tie_bets():
+    """Twenty rounds with a €1 tie bet, the first a tie (10 to 1, then a war), the rest no tie."""
+    from casino.services.rounds import round_decide, round_place
+    from tests.browser import give_seed
+    from tests.web.test_table import seed_dealing
+
+    table = TableFactory(name="Tie EUR", min_bet=100, max_bet=50_000, bet_step=100, max_tie_bet=5_000)
+    player = make_player(balance=1_000_000, username="tiebettor")
+    give_seed(player, seed_dealing("tie>win", *[lambda c: c.player.rank != c.dealer.rank] * 19))
+    actor = Actor.player(player)
+    first = round_place(player=player, table_id=table.pk, main_bet=100, tie_bet=100, actor=actor)
+    round_decide(player=player, round_id=first.id, action="war", actor=actor)
+    for _ in range(19):
+        round_place(player=player, table_id=table.pk, main_bet=100, tie_bet=100, actor=actor)
+    return Round.objects.get(pk=first.pk)
+
+
+def test_the_back_office_writes_every_moment_one_way_the_rtp_interval_stays_possible_and_burned_cards_are_cards(
+    page, violations, django_user_model, few_tie_bets
+):
+    _, device = staff_member(django_user_model, "olive", OPERATOR)
+    sign_in(page, "olive", device, next_path="/admin/reports/rtp/")
+    rows = {row[2]: row for row in page.eval_on_selector_all(
+        "table.figures tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.innerText))")}  # fmt: skip
+    low, high = (float(x.replace(",", "")) for x in re.findall(r"(-?[\d,.]+)\s%", rows["tie"][7]))
+    assert 0 <= low < 55 < high <= 1_100, rows["tie"]  # one win in twenty tie bets: 55 %, never below 0 %
+    main = [float(x) for x in re.findall(r"(-?[\d.]+)\s%", rows["main"][7])]
+    assert -100 <= main[0] <= main[1] <= 200, rows["main"]
+    screenshot(page, "admin-rtp-report")
+    page.goto(f"/admin/casino/round/{few_tie_bets.id}/change/")
+    body = page.inner_text("#content-main")
+    burned = page.evaluate("""() => [...document.querySelectorAll('.field-cards div')]
+      .filter((d) => d.querySelector('strong')?.textContent === 'Burned').map((d) => d.querySelectorAll('.playing-card').length)""")
+    assert burned == [3] and not re.search(r"\b(?:[2-9TJQKA][SHDC] ){2}[2-9TJQKA][SHDC]\b", body)
+    assert re.search(f"placed\\s+{MOMENT_EN}", body), body  # the round's timeline
+    assert re.search(f"Go to war, by the player at {MOMENT_EN}", body), body
+    page.goto("/admin/casino/round/")
+    placed = page.locator("#result_list tbody tr td.field-created").first.inner_text()
+    assert re.fullmatch(MOMENT_EN, placed), placed
+    page.goto("/admin/")
+    assert re.search(f"Figures at {MOMENT_EN}\\.", page.inner_text("#content-main"))
+    page.goto("/admin/core/auditevent/")
+    first = page.locator("#result_list tbody tr").first.locator("th, td").first.inner_text()
+    assert re.fullmatch(MOMENT_EN, first), first
+    assert violations == [], violations
+
+
+def test_a_wrong_code_says_how_long_to_wait_and_then_the_right_code_signs_in(page, django_user_model):
+    import time
+
+    from tests.core.test_admin_site import wrong
+
+    _, device = staff_member(django_user_model, "olive", OPERATOR)
+    page.goto("/admin/login/?next=/admin/")
+    page.fill("#id_username", "olive")
+    page.fill("#id_password", PASSWORD)
+    page.fill("#id_otp_token", wrong(device))
+    page.click("input[type=submit]")
+    said = page.inner_text(".errornote")
+    assert said.endswith("Wait 1 second before the next try."), said
+    screenshot(page, "admin-sign-in-wait")
+    time.sleep(1.2)
+    page.fill("#id_password", PASSWORD)
+    page.fill("#id_otp_token", code(device))
+    page.click("input[type=submit]")
+    page.wait_for_url("**/admin/")

@@ -2,11 +2,15 @@
 
 import csv
 import io
+import math
 from datetime import UTC, timedelta
 
 import pytest
 from django.contrib.auth.models import Group
 from django.utils import timezone
+from hypothesis import given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from accounts.roles import AUDITOR, OPERATOR, SUPPORT
 from accounts.services import partner_create, player_create, roles_sync
@@ -213,3 +217,32 @@ def test_the_engine_s_rounds_give_an_observed_rtp_whose_interval_holds_the_exact
     assert abs(report["main"]["observed_rtp"] - report["main"]["exact_rtp"]) < 0.04
     (table_ggr,) = ggr_report(by="table")
     assert table_ggr["ggr"] == -sum(r.net for r in rounds)  # what the players lost, the house won
+
+
+@hyp_settings(max_examples=300, deadline=None)
+@given(
+    returns=st.lists(st.sampled_from([-1.0, 0.5, 2.0]), min_size=1, max_size=60),
+    wins=st.integers(min_value=0, max_value=60), bets=st.integers(min_value=1, max_value=60),
+    pays=st.integers(min_value=1, max_value=30),
+)  # fmt: skip
+def test_an_observed_rtp_interval_never_leaves_what_the_bet_can_return(returns, wins, bets, pays):
+    """A short run's normal interval went below zero ("-19.772 % to 127.089 %" for a tie bet): the
+    main bet's is kept within -100 % (a war lost) and 200 %, the tie bet's is Wilson's of its wins."""
+    from casino.reports import Observed, main_return_bounds
+
+    least, most = main_return_bounds(tie_after_tie_bonus=False)
+    main = Observed.of(len(returns), sum(returns), sum(r * r for r in returns), least=least, most=most)
+    assert least <= main.low <= main.rtp <= main.high <= most
+    wins = min(wins, bets)
+    tie = Observed.of_wins(bets, wins * (pays + 1.0), pays=pays)
+    assert 0 <= tie.low <= tie.rtp <= tie.high <= pays + 1
+    assert tie.rtp == pytest.approx(wins * (pays + 1) / bets)
+
+
+def test_the_rtp_report_of_a_few_tie_bets_gives_an_interval_from_zero_up():
+    from casino.reports import Observed
+
+    normal = Observed.of(20, 11.0, 121.0, least=-math.inf, most=math.inf)  # one win of 11 in 20 tie bets
+    assert normal.low < 0  # what the page used to show
+    tie = Observed.of_wins(20, 11.0, pays=10)
+    assert 0 <= tie.low < tie.rtp < tie.high <= 11 and tie.rtp == pytest.approx(0.55)

@@ -120,17 +120,36 @@ def test_every_failure_gets_the_same_answer_so_the_form_never_tells_a_right_pass
         {"username": "patty", "password": PASSWORD, "otp_token": "123456"},
     ]
     answers = []
-    for attempt in attempts:
-        response = client.post("/admin/login/?next=/admin/", attempt)
+    for n, attempt in enumerate(attempts):  # each one a first failure (of its address), so the wait is alike
+        response = client.post("/admin/login/?next=/admin/", attempt, REMOTE_ADDR=f"203.0.113.{n + 1}")
         assert response.status_code == 200
         errors, form = refusal(response)
         answers.append((errors, form.replace(attempt["username"], "NAME")))
     assert all(answer == answers[0] for answer in answers), answers
-    assert answers[0][0] == ["Enter the username, the password and the current code of a staff account."]
+    assert answers[0][0] == [
+        "Enter the username, the password and the current code of a staff account. Wait 1 second before the next try."
+    ]
     assert PASSWORD not in answers[0][1] and "otp_device" not in answers[0][1]
     actions = sorted(AuditEvent.objects.filter(action__startswith="sign_in.").values_list("action", flat=True))
     assert actions == ["sign_in.failed", "sign_in.failed", "sign_in.not_staff", "sign_in.second_factor_failed",
                        "sign_in.second_factor_failed"]  # fmt: skip
+
+
+def test_after_a_wrong_code_the_answer_says_how_long_to_wait_and_then_the_right_code_signs_in(client, auditor):
+    """django-otp refuses any code for a second after a wrong one (two after two...): a right code
+    sent at once was refused with no word of why. The one answer to every failure now says how
+    long to wait, and after that wait the right code signs in."""
+    _, device = auditor
+    first = sign_in(client, wrong(device))
+    assert refusal(first)[0] == [
+        "Enter the username, the password and the current code of a staff account. Wait 1 second before the next try."
+    ]
+    too_soon = sign_in(client, code(device))  # refused by the device's back-off
+    assert refusal(too_soon)[0][0].endswith("Wait 2 seconds before the next try.")
+    time.sleep(1.2)  # the device's back-off after one wrong code (the page said 2 s: it never says too little)
+    assert sign_in(client, code(device)).status_code == 302
+    again = client.post("/admin/login/?next=/admin/", {"username": "audrey", "password": "wrong", "otp_token": ""})
+    assert refusal(again)[0][0].endswith("Wait 1 second before the next try.")  # a sign-in cleared the count
 
 
 def test_thirty_wrong_passwords_are_refused_after_ten_and_so_is_the_right_one_then(client, auditor):

@@ -39,17 +39,17 @@ def test_the_service_holds_iso_4217_currencies_with_cents():
     ("minor", "currency", "language", "text"),
     [
         (123450, "EUR", "en", "€1,234.50"),
-        (123450, "EUR", "pt-br", "1.234,50 €"),
-        (123450, "EUR", "es", "1.234,50 €"),
+        (123450, "EUR", "pt-br", "1.234,50\u00a0€"),
+        (123450, "EUR", "es", "1.234,50\u00a0€"),
         (-5, "EUR", "en", "-€0.05"),
-        (-123450, "EUR", "es", "-1.234,50 €"),
+        (-123450, "EUR", "es", "-1.234,50\u00a0€"),
         (100, "USD", "en", "$1.00"),
-        (123450, "BRL", "pt-br", "R$ 1.234,50"),
-        (123450, "BRL", "en", "R$ 1,234.50"),
-        (100000000, "CHF", "en", "1,000,000.00 CHF"),
-        (0, "GBP", "es", "0,00 £"),
+        (123450, "BRL", "pt-br", "R$\u00a01.234,50"),
+        (123450, "BRL", "en", "R$\u00a01,234.50"),
+        (100000000, "CHF", "en", "1,000,000.00\u00a0CHF"),
+        (0, "GBP", "es", "0,00\u00a0£"),
     ],
-)
+)  # the space is a no-break space: an amount never breaks across lines
 def test_money_is_written_as_each_language_writes_it(minor, currency, language, text):
     assert format_money(minor, currency, language=language) == text
 

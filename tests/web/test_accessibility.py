@@ -27,7 +27,7 @@ def test_the_main_pages_meet_wcag_aa(page, transactional_db):
     player.user.save()
     give_seed(player, seed_with_rounds([True, False]))
     problems = []
-    for path in ("/", "/rules/", "/signin/", "/signup/", "/war/"):
+    for path in ("/", "/rules/", "/signin/", "/signup/", "/terms/", "/war/"):
         page.goto(path)
         problems += audit(page, path)
     sign_in(page, "ada", PASSWORD, f"/tables/{table.pk}/")

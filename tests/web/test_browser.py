@@ -53,6 +53,8 @@ def test_sign_up_top_up_play_to_a_tie_go_to_war_and_surrender(page, open_table, 
     page.click("text=Sign up")
     page.fill("#id_username", "newcomer")
     page.fill("#id_password", PASSWORD)
+    page.check("#id_age_confirmed")
+    page.check("#id_terms_accepted")
     page.click("main button[type=submit]")
     page.wait_for_url("**/wallet/")
     assert euros(page.inner_text("#header-balance")) == 0
@@ -249,8 +251,8 @@ def test_reality_check_shows_the_session_and_can_stop_it(page, open_table, web_p
 
 @pytest.mark.parametrize(
     ("locale", "heading", "money", "war_label"),
-    [("en-US", "Open tables", "€1.00", "The deal"), ("pt-BR", "Mesas abertas", "1,00 €", "A distribuição"),
-     ("es-ES", "Mesas abiertas", "1,00 €", "El reparto")],
+    [("en-US", "Open tables", "€1.00", "The deal"), ("pt-BR", "Mesas abertas", "1,00\u00a0€", "A distribuição"),
+     ("es-ES", "Mesas abiertas", "1,00\u00a0€", "El reparto")],
 )  # fmt: skip
 def test_the_pages_speak_the_browsers_language(chromium, live_server, settings, open_table, locale, heading, money,
                                                war_label):  # fmt: skip
@@ -271,3 +273,120 @@ def test_the_pages_speak_the_browsers_language(chromium, live_server, settings, 
     assert page.inner_text("h1") == ("Juegos de Guerra" if locale != "es-ES" else "Jogos de Guerra")
     context.close()
     assert not errors
+
+
+@pytest.mark.parametrize(("locale", "lines"), [
+    ("es-ES", ["Pago de la ronda", "Apuesta puesta en juego", "Depósito"]),
+    ("pt-BR", ["Pagamento da rodada", "Aposta posta em jogo", "Depósito"]),
+])  # fmt: skip
+def test_the_wallet_names_its_lines_in_the_players_language(chromium, live_server, settings, open_table, web_player,
+                                                            locale, lines):  # fmt: skip
+    from casino.services.rounds import round_place
+    from core.actors import Actor
+    from tests.web.test_table import seed_dealing
+
+    give_seed(web_player, seed_dealing("win"))  # a stake, then a payout
+    round_place(player=web_player, table_id=open_table.pk, main_bet=100, actor=Actor.player(web_player))
+    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
+    context = chromium.new_context(base_url=live_server.url, locale=locale, viewport=PHONE)
+    page = context.new_page()
+    sign_in(page, "carla", PASSWORD, "/wallet/")
+    shown = page.eval_on_selector_all("table.data tbody tr td:nth-child(2)", "cells => cells.map(c => c.innerText)")
+    assert shown[-1] == lines[-1] and set(lines[:2]) <= set(shown), shown
+    assert not {"Stake into play", "Round settlement", "Round payout", "Deposit"} & set(shown)
+    screenshot(page, f"wallet-{locale}")
+    context.close()
+
+
+def test_sign_up_asks_for_the_minimum_age_and_the_terms_and_records_when(page, settings, transactional_db):
+    """A regulated casino's sign-up: both boxes required (the age is the operator's MINIMUM_AGE),
+    the terms a link away, and the account records what was confirmed, when (the play-safe page
+    shows it)."""
+    from accounts.models import Player
+    from accounts.services import TERMS_VERSION
+    from core import clock
+
+    settings.MINIMUM_AGE = 21
+    page.goto("/signup/")
+    assert (
+        page.inner_text("label[for=id_age_confirmed]") == "I am 21 or older, and gambling is legal for me where I live."
+    )
+    page.fill("#id_username", "careful")
+    page.fill("#id_password", PASSWORD)
+    page.click("main button[type=submit]")
+    errors = page.inner_text("main form")
+    assert "Confirm that you are old enough to play" in errors and "Accept the terms of play" in errors
+    assert not Player.objects.filter(user__username="careful").exists()
+    screenshot(page, "signup-refused")
+    with page.expect_popup() as popup:
+        page.click("label[for=id_terms_accepted] a")
+    terms = popup.value
+    terms.wait_for_load_state()
+    assert "You must be 21 or older" in terms.inner_text("main") and TERMS_VERSION in terms.inner_text("main")
+    terms.close()
+    before = clock.now()
+    page.fill("#id_password", PASSWORD)
+    page.check("#id_age_confirmed")
+    page.check("#id_terms_accepted")
+    page.click("main button[type=submit]")
+    page.wait_for_url("**/wallet/")
+    player = Player.objects.get(user__username="careful")
+    assert player.age_confirmed_minimum == 21 and player.terms_version == TERMS_VERSION
+    assert before <= player.age_confirmed_at == player.terms_accepted_at <= clock.now()
+    page.goto("/play-safe/")
+    confirmed = page.inner_text("#confirmed")
+    assert "That you are 21 or older:" in confirmed and f"version {TERMS_VERSION}:" in confirmed
+
+
+# One way to write a moment per language, with the time zone (config/formats; app.js mirrors it).
+MOMENT = {
+    "en-US": r"\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4}, \d\d:\d\d:\d\d UTC",
+    "pt-BR": r"\d\d/\d\d/\d{4} \d\d:\d\d:\d\d UTC",
+    "es-ES": r"\d\d/\d\d/\d{4} \d\d:\d\d:\d\d UTC",
+}
+OTHER_WAYS = r"\b[ap]\.m\.|\d{4}-\d\d-\d\d|\(UTC\)|\b\d{1,2}/\d{1,2}/\d{4} \d{1,2}:\d\d(?!:)"
+
+
+@pytest.mark.parametrize("locale", MOMENT)
+def test_every_moment_a_player_reads_is_written_one_way_per_language_with_the_time_zone(
+    chromium, live_server, settings, open_table, web_player, locale
+):
+    from casino.models import Round
+    from casino.services.rounds import round_place
+    from core.actors import Actor
+    from protection.services import limit_set
+    from tests.web.test_table import seed_dealing
+
+    give_seed(web_player, seed_dealing("win"))
+    round_place(player=web_player, table_id=open_table.pk, main_bet=100, actor=Actor.player(web_player))
+    limit_set(player=web_player, kind="loss", period="day", amount=1_000, actor=Actor.player(web_player))
+    limit_set(player=web_player, kind="loss", period="day", amount=5_000, actor=Actor.player(web_player))  # from tomorrow
+    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
+    context = chromium.new_context(base_url=live_server.url, locale=locale, viewport=PHONE)
+    page = context.new_page()
+    sign_in(page, "carla", PASSWORD, "/history/")
+    round_ = Round.objects.get(player=web_player)
+    for path, where in (("/history/", "tbody td:first-child"), (f"/history/{round_.id}/", "main"),
+                        ("/wallet/", "tbody td:first-child"), ("/play-safe/", "main")):  # fmt: skip
+        page.goto(path)
+        text = " ".join(page.locator(where).all_inner_texts())
+        assert re.search(MOMENT[locale], text), (path, text)
+        assert not re.search(OTHER_WAYS, text), (path, text)
+    context.close()
+
+
+def test_a_rounds_recall_shows_its_burned_cards_as_cards(page, open_table, web_player):
+    from casino.services.rounds import round_decide, round_place
+    from core.actors import Actor
+    from tests.web.test_table import seed_dealing
+
+    give_seed(web_player, seed_dealing("tie>lose"))
+    actor = Actor.player(web_player)
+    placed = round_place(player=web_player, table_id=open_table.pk, main_bet=100, actor=actor)
+    war = round_decide(player=web_player, round_id=placed.id, action="war", actor=actor)
+    sign_in(page, "carla", PASSWORD, f"/history/{war.id}/")
+    burned = page.locator("dd.burned .card")
+    assert burned.count() == 3
+    assert [c.get_attribute("title") for c in burned.all()] == war.burned.split()
+    assert war.burned not in page.inner_text("main")  # no raw codes ("4H 8D 2D")
+    screenshot(page, "round-recall")

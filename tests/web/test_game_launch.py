@@ -180,8 +180,11 @@ def test_a_partner_frames_the_table_and_its_player_plays_through_the_seamless_wa
     )
     assert inner.evaluate("() => { document.cookie = 'probe=1; SameSite=None'; return document.cookie; }") == ""
     assert inner.url.endswith(f"/play/{session_id}/tables/{open_table.pk}/")  # the launch URL is left behind
-    frame.locator("#side-balance").filter(has_text="€1,000.00").wait_for()
+    frame.locator("#felt-balance").filter(has_text="€1,000.00").wait_for()
     assert frame.locator(".back-to-casino").get_attribute("href") == f"{partner_site.origin}/lobby"
+    # The whole felt fits the 1280 x 800 frame, its larger cards and the balance at its foot included.
+    felt = inner.evaluate("JSON.parse(JSON.stringify(document.getElementById('felt').getBoundingClientRect()))")
+    assert felt["bottom"] <= 800 and felt["right"] <= 1280, felt
 
     deal_and_settle(page, frame)  # a win
     deal_and_settle(page, frame)  # a loss
@@ -210,12 +213,14 @@ def test_a_partner_frames_the_table_and_its_player_plays_through_the_seamless_wa
     frame.locator("nav a", has_text="History").click()
     frame.locator("#game-history[aria-busy=false]").wait_for()
     assert frame.locator("#game-history tbody tr").count() == 3
+    when = frame.locator("#game-history tbody tr td").first.inner_text()  # written as the pages write a moment
+    assert re.fullmatch(r"\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d UTC", when), when
     frame.locator("nav a", has_text="Tables").click()
     frame.locator(".table-card a.button").first.click()
     frame.locator("body[data-table-ready=true]").wait_for()
     frame_of(page).evaluate("location.reload()")
     frame.locator("body[data-table-ready=true]").wait_for()
-    frame.locator("#side-balance").filter(has_text=re.compile("€")).wait_for()
+    frame.locator("#felt-balance").filter(has_text=re.compile("€")).wait_for()
     assert not any(token in frame_of(page).url for token in ("launch", "GameSession"))
 
     # Another player's round is nobody's business of this session.
@@ -301,4 +306,6 @@ def test_a_demo_session_plays_without_any_wallet(service, partner_site, browser_
         "JSON.parse(JSON.stringify(document.getElementById('deal').getBoundingClientRect()))"
     )
     assert deal["bottom"] <= 640 and deal["right"] <= 360
+    bank = frame_of(page).evaluate("JSON.parse(JSON.stringify(document.getElementById('bank').getBoundingClientRect()))")
+    assert bank["bottom"] <= 640, bank  # the balance too, at the foot of the felt
     page.screenshot(path=SCREENSHOTS / "game-launch-demo-360.png", animations="disabled")

@@ -9,6 +9,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from html import unescape
 from pathlib import Path
 
 import polib
@@ -131,8 +132,8 @@ def test_the_committed_compiled_catalogues_are_their_po_files(lang, domain):
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("accept", "heading", "amount"),
-    [("en", "Open tables", "€1.00 to €500.00"), ("pt-BR,pt;q=0.9", "Mesas abertas", "1,00 € a 500,00 €"),
-     ("es-ES,es;q=0.9", "Mesas abiertas", "1,00 € a 500,00 €")],
+    [("en", "Open tables", "€1.00 to €500.00"), ("pt-BR,pt;q=0.9", "Mesas abertas", "1,00\u00a0€ a 500,00\u00a0€"),
+     ("es-ES,es;q=0.9", "Mesas abiertas", "1,00\u00a0€ a 500,00\u00a0€")],
 )  # fmt: skip
 def test_the_lobby_speaks_the_browsers_language_with_its_money_format(client, accept, heading, amount):
     TableFactory(min_bet=100, max_bet=50_000)
@@ -180,3 +181,102 @@ def test_an_unknown_language_changes_nothing(client):
     client.post(reverse("web:language"), {"language": "xx"})
     player.refresh_from_db()
     assert player.language == ""
+
+
+# --- What a page shows is in the page's language -------------------------------------------------
+
+# Shown alike in every language: a currency's code, the language switcher's names of each language in
+# itself, "nonce" (the fairness recipe's word), "normal" (a word the three share); and the data of the
+# pages below (a client seed).
+SHOWN_AS_IS = PROPER_NAMES | {"EUR", "English", "Português Brasileiro", "español", "Nonce", "normal", "web"}
+
+
+def shown_texts(html: str) -> set[str]:
+    """Every text a page shows (between two tags of its body, or in a title, label or placeholder),
+    scripts and styles left out; long hexadecimal strings (seeds, hashes, ids) are data."""
+    body = html.split("<body", 1)[-1].split(">", 1)[-1]
+    attributes = re.findall(r'\b(?:title|aria-label|alt|placeholder)="([^"]*)"', body)
+    body = re.sub(r"<(script|style)\b.*?</\1>|<!--.*?-->", " ", body, flags=re.S)
+    texts = set()
+    for chunk in [*re.split(r"<[^>]*>", body), *attributes]:
+        text = " ".join(unescape(chunk).split())
+        if re.search(r"[A-Za-z]{3,}", text) and not re.fullmatch(r"[0-9a-f-]{8,}", text):
+            texts.add(text)
+    return texts
+
+
+@pytest.fixture
+def played(client, django_capture_on_commit_callbacks):
+    """A player whose wallet has moved every way a player's own wallet moves (top-up, stakes, a
+    payout, an operator's adjustment, a reversal), with rounds of every decision, and a limit."""
+    from casino.models import Round
+    from casino.services.rounds import round_decide, round_place
+    from core.actors import Actor
+    from ledger.services import adjustment_approve, adjustment_propose, ledger_reverse
+    from protection.services import limit_set
+    from tests.browser import give_seed
+    from tests.factories import StaffFactory
+
+    table = TableFactory(name="T-1", min_bet=100, max_bet=50_000, max_tie_bet=5_000)
+    player = make_player(balance=100_000, username="zz9")
+    give_seed(player, _seed_with_ties([False, True, True]))
+    actor = Actor.player(player)
+    with django_capture_on_commit_callbacks(execute=True):
+        for _ in range(3):
+            placed = round_place(player=player, table_id=table.pk, main_bet=500, tie_bet=100, actor=actor)
+            if placed.status == "awaiting_decision":
+                action = "war" if Round.objects.filter(player=player, decision="war").count() == 0 else "surrender"
+                round_decide(player=player, round_id=str(placed.id), action=action, actor=actor)
+    maker, checker = StaffFactory(), StaffFactory()
+    adjustment = adjustment_propose(player=player, amount=250, reason="goodwill", proposed_by=maker)
+    adjustment = adjustment_approve(adjustment=adjustment, approved_by=checker)
+    ledger_reverse(entry=adjustment.entry, reason="given twice", actor=Actor.system("tests"))
+    limit_set(player=player, kind="loss", period="day", amount=5_000, actor=actor)
+    limit_set(player=player, kind="loss", period="day", amount=50_000, actor=actor)  # raised: from tomorrow
+    client.force_login(player.user)
+    return {"table": table, "round": Round.objects.filter(player=player).first()}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("accept", ["pt-BR", "es"])
+def test_no_english_text_is_shown_on_a_translated_page(client, played, accept):
+    """What a player's pages show in English must not be shown the same in Portuguese or Spanish
+    (a wallet line's kind, an outcome, a date's month...): each page, in English and in the
+    language, with data of every kind; a text both show alike is a text left untranslated."""
+    table, round_ = played["table"], played["round"]
+    paths = ["/", "/rules/", "/war/", "/wallet/", "/history/", f"/history/{round_.id}/", "/fairness/", "/play-safe/",
+             f"/tables/{table.pk}/"]  # fmt: skip
+    untranslated = []
+    for path in paths:
+        english = shown_texts(client.get(path, HTTP_ACCEPT_LANGUAGE="en").content.decode())
+        translated = shown_texts(client.get(path, HTTP_ACCEPT_LANGUAGE=accept).content.decode())
+        untranslated += [f"{path}: {text!r}" for text in sorted(english & translated - SHOWN_AS_IS)]
+    client.logout()
+    for path in ("/signup/", "/signin/", "/terms/"):
+        english = shown_texts(client.get(path, HTTP_ACCEPT_LANGUAGE="en").content.decode())
+        translated = shown_texts(client.get(path, HTTP_ACCEPT_LANGUAGE=accept).content.decode())
+        untranslated += [f"{path}: {text!r}" for text in sorted(english & translated - SHOWN_AS_IS)]
+    assert not untranslated, "\n".join(untranslated)
+
+
+@pytest.mark.parametrize("accept", ["pt-BR", "es"])
+def test_every_kind_of_wallet_line_is_named_in_the_players_language(accept):
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    from ledger.models import EntryKind
+
+    names = {}
+    for kind in EntryKind:
+        with translation.override("en"):
+            english = render_to_string("web/_entry_kind.html", {"kind": kind.value})
+        with translation.override(accept):
+            names[kind.value] = render_to_string("web/_entry_kind.html", {"kind": kind.value})
+        assert names[kind.value] not in ("", "—", english), (kind, names[kind.value])
+    assert len(set(names.values())) == len(EntryKind)
+
+
+def _seed_with_ties(wanted: list[bool]) -> str:
+    from tests.browser import seed_with_rounds
+
+    return seed_with_rounds(wanted)

@@ -14,7 +14,7 @@ def test_lobby_lists_open_tables_with_limits_and_exact_house_edge(client):
     page = client.get("/").content.decode()
     assert "Open EUR" in page and "Closed EUR" not in page
     assert "€1.00 to €500.00" in page
-    assert "2.8771 %" in page and "3.6977 %" in page and "18.6495 %" in page
+    assert "2.8771\u00a0%" in page and "3.6977\u00a0%" in page and "18.6495\u00a0%" in page
 
 
 def test_api_schema_and_docs_are_served(client):
@@ -42,18 +42,36 @@ def test_a_staff_account_is_told_it_does_not_play(client, django_user_model):
     assert "staff account" in response.content.decode()
 
 
+CONFIRMED = {"age_confirmed": "on", "terms_accepted": "on"}  # the sign-up form's two boxes, ticked
+
+
 def test_sign_up_opens_a_wallet_and_signs_in(client):
-    response = client.post(reverse("web:signup"), {"username": "dora", "password": "a-long-enough-passphrase"})
+    response = client.post(
+        reverse("web:signup"), {"username": "dora", "password": "a-long-enough-passphrase", **CONFIRMED}
+    )
     assert response.status_code == 302 and response.url == reverse("web:wallet")
     page = client.get(reverse("web:wallet")).content.decode()
     assert "dora" in page and "€0.00" in page
 
 
+def test_the_web_sign_up_needs_both_confirmations(client):
+    from accounts.models import Player
+
+    for missing in ("age_confirmed", "terms_accepted"):
+        body = {"username": "kim", "password": "a-long-enough-passphrase", **CONFIRMED}
+        del body[missing]
+        page = client.post(reverse("web:signup"), body)
+        assert page.status_code == 200 and not Player.objects.filter(user__username="kim").exists()
+        assert f'id="id_{missing}-error"' in page.content.decode()
+
+
 def test_sign_up_refuses_a_weak_password_and_a_taken_name_with_the_reason(client):
     make_player(username="taken")
-    weak = client.post(reverse("web:signup"), {"username": "erin", "password": "123"}).content.decode()
+    weak = client.post(reverse("web:signup"), {"username": "erin", "password": "123", **CONFIRMED}).content.decode()
     assert "too short" in weak or "too common" in weak
-    taken = client.post(reverse("web:signup"), {"username": "taken", "password": "a-long-enough-passphrase"})
+    taken = client.post(
+        reverse("web:signup"), {"username": "taken", "password": "a-long-enough-passphrase", **CONFIRMED}
+    )
     assert "taken" in taken.content.decode() and taken.status_code == 200
 
 
@@ -217,9 +235,11 @@ def test_sign_ups_from_one_address_are_limited(client):
     from accounts.services import SIGN_UPS_ALLOWED
 
     for i in range(SIGN_UPS_ALLOWED):
-        client.post(reverse("web:signup"), {"username": f"new{i}", "password": "a-long-enough-passphrase"})
+        client.post(reverse("web:signup"), {"username": f"new{i}", "password": "a-long-enough-passphrase", **CONFIRMED})
         client.post(reverse("web:signout"))
-    refused = client.post(reverse("web:signup"), {"username": "one-more", "password": "a-long-enough-passphrase"})
+    refused = client.post(
+        reverse("web:signup"), {"username": "one-more", "password": "a-long-enough-passphrase", **CONFIRMED}
+    )
     assert refused.status_code == 429
 
 
@@ -273,10 +293,10 @@ def test_a_limit_raised_later_shows_when_it_applies_as_people_write_a_date(clien
     page = client.get(reverse("web:protection")).content.decode()
     import re
 
-    assert "€500.00 from" in page and not re.search(r"\d{4}-\d\d-\d\dT\d\d:", page)
-    assert "(UTC)" in page
+    assert re.search(r"€500\.00 from \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d UTC", page)
+    assert not re.search(r"\d{4}-\d\d-\d\dT\d\d:", page)
     portuguese = client.get(reverse("web:protection"), HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
-    assert "500,00 € a partir de" in portuguese
+    assert re.search(r"500,00\u00a0€ a partir de \d\d/\d\d/\d{4} \d\d:\d\d:\d\d UTC", portuguese)
 
 
 def test_the_war_games_page_names_each_variant_and_offers_only_its_options(client):

@@ -1,14 +1,11 @@
 """Template filters of the web front end: money and moments in the page's language, cards as cards."""
 
-from datetime import datetime
-
 from django import template
-from django.utils import formats, timezone
-from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html
 from django.utils.translation import get_language
 
 from casino.engine import card as parse_card
+from core.templatetags.moments import when
 from ledger.money import format_money
 
 register = template.Library()
@@ -42,20 +39,10 @@ def playing_card(code: str | None):
 
 @register.filter
 def percent(fraction: float, digits: int = 4) -> str:
-    text = f"{fraction * 100:.{int(digits)}f} %"
+    text = f"{fraction * 100:.{int(digits)}f}\u00a0%"  # a no-break space: never a lone "%" on the next line
     language = get_language() or "en"
     return text if language.startswith("en") else text.replace(".", ",")
 
 
-@register.filter
-def when(moment: datetime | str | None) -> str:
-    """A moment as people read it in the page's language and the service's time zone ("Dec. 1, 2026,
-    5:34 a.m. (UTC)"), from a datetime or from the RFC 3339 text the selectors give the API."""
-    if not moment:
-        return ""
-    if isinstance(moment, str):
-        moment = parse_datetime(moment)
-        if moment is None:
-            return ""
-    local = timezone.localtime(moment)
-    return f"{formats.date_format(local, 'DATETIME_FORMAT')} ({local.tzname()})"
+# Moments are written by core's one filter (core/templatetags/moments.py), here under the same name.
+register.filter("when", when)

@@ -66,8 +66,10 @@ const CW = (() => {
   }
 
   /* The one money format of the service (ledger/money.py): €1,234.50 in English, 1.234,50 € in
-     Portuguese and Spanish, R$ 1.234,50 for reais. */
+     Portuguese and Spanish, R$ 1.234,50 for reais; the space is a no-break space, so that an
+     amount never breaks across two lines. */
   const SYMBOLS = { EUR: "€", USD: "$", GBP: "£", BRL: "R$" };
+  const NBSP = "\u00a0";
   function number(value, decimals = 0) {
     const english = language().startsWith("en");
     const [thousands, decimal] = english ? [",", "."] : [".", ","];
@@ -83,21 +85,55 @@ const CW = (() => {
     const sign = minor < 0 ? "-" : "";
     const amount = number(Math.abs(minor), 2);
     const symbol = SYMBOLS[currency];
-    if (!symbol) return `${sign}${amount} ${currency}`;
-    if (currency === "BRL") return `${sign}R$ ${amount}`;
-    return language().startsWith("en") ? `${sign}${symbol}${amount}` : `${sign}${amount} ${symbol}`;
+    if (!symbol) return `${sign}${amount}${NBSP}${currency}`;
+    if (currency === "BRL") return `${sign}R$${NBSP}${amount}`;
+    return language().startsWith("en") ? `${sign}${symbol}${amount}` : `${sign}${amount}${NBSP}${symbol}`;
   }
   /* A chip's label: whole amounts without cents (€5, 5 €), others as money. */
   function moneyShort(minor, currency) {
     if (minor % 100 !== 0) return money(minor, currency);
     const full = money(minor, currency);
     const english = language().startsWith("en");
-    return full.replace(english ? /\.00$/ : /,00(?= )/, "");
+    return full.replace(english ? /\.00$/ : /,00(?=\u00a0)/, "");
   }
   function percent(fraction, digits = 2) {
     const english = language().startsWith("en");
     const text = (fraction * 100).toFixed(digits);
-    return (english ? text : text.replace(".", ",")) + " %";
+    return (english ? text : text.replace(".", ",")) + NBSP + "%";
+  }
+  /* A translated sentence with its values (amounts, counts) each in a span that never breaks
+     across lines ("-€0.50" would otherwise break after its sign): a fragment for the page. */
+  function phrase(template, values) {
+    const fragment = document.createDocumentFragment();
+    let last = 0;
+    const text = template;  // already translated: phrase(gettext("..."), {...})
+    text.replace(/%\((\w+)\)s/g, (match, name, at) => {
+      fragment.append(text.slice(last, at));
+      const value = document.createElement("span");
+      value.className = "nowrap";
+      value.textContent = String(values[name]);
+      fragment.append(value);
+      last = at + match.length;
+      return match;
+    });
+    fragment.append(text.slice(last));
+    return fragment;
+  }
+  /* A moment as the pages write it (config/formats: one format per language, with the time
+     zone): "2 Dec 2026, 04:56:12 UTC" in English, "02/12/2026 04:56:12 UTC" in Portuguese and
+     Spanish, in the service's time zone (the page's data-time-zone). */
+  const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  function when(iso) {
+    if (!iso) return "";
+    const zone = document.documentElement.dataset.timeZone || "UTC";
+    const parts = {};
+    new Intl.DateTimeFormat("en-US", {
+      timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit",
+      second: "2-digit", hourCycle: "h23", timeZoneName: "short",
+    }).formatToParts(new Date(iso)).forEach((part) => (parts[part.type] = part.value));
+    const time = `${parts.hour}:${parts.minute}:${parts.second} ${parts.timeZoneName}`;
+    if (!language().startsWith("en")) return `${parts.day}/${parts.month}/${parts.year} ${time}`;
+    return `${Number(parts.day)} ${MONTHS[Number(parts.month) - 1]} ${parts.year}, ${time}`;
   }
 
   const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
@@ -197,5 +233,5 @@ const CW = (() => {
     });
   });
 
-  return { api, ApiError, roundUrl, money, moneyShort, number, percent, card, cardLabel, duration, refreshBalance, newKey, tr, fmt, language };
+  return { api, ApiError, roundUrl, money, moneyShort, number, percent, phrase, when, card, cardLabel, duration, refreshBalance, newKey, tr, fmt, language };
 })();

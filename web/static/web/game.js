@@ -129,7 +129,7 @@ const CWGame = (() => {
       const bets = CW.money(r.main_bet + r.tie_bet + (r.raise || 0), currency);
       const outcome = r.outcome ? OUTCOMES[r.outcome] || r.outcome : gettext("awaiting your decision");
       row.append(
-        cell(new Date(r.created_at).toLocaleString(data.language)), cell(names[r.table] || r.table), cell(cards),
+        cell(CW.when(r.created_at)), cell(names[r.table] || r.table), cell(cards),
         cell(bets, "num"), cell(outcome), cell(r.status === "awaiting_decision" ? "" : CW.money(r.net, currency), "num " + (r.net > 0 ? "up" : r.net < 0 ? "down" : "")),
       );
       body.append(row);
