@@ -1,0 +1,377 @@
+"""The casino's migrations 0001 to 0015 in one: its models as they are now and the functions of a
+round's life, each loaded from its file (casino/sql/*.sql, core/sql_functions.py)."""
+
+import casino.engine.casino_war
+import casino.models
+import django.db.models.deletion
+import uuid
+from django.conf import settings
+from django.db import migrations, models
+
+from core.sql_functions import function_create
+
+
+class Migration(migrations.Migration):
+
+    initial = True
+
+    replaces = [
+        ('casino', '0001_initial'),
+        ('casino', '0002_match'),
+        ('casino', '0003_seedpair_next_server_seed'),
+        ('casino', '0004_seedpair_next_seed_committed_when_active'),
+        ('casino', '0005_round_words'),
+        ('casino', '0006_round_hour_totals'),
+        ('casino', '0007_webhook_undelivered_index'),
+        ('casino', '0008_round_functions'),
+        ('casino', '0009_fewer_indexes_per_round'),
+        ('casino', '0010_settle_without_waiting'),
+        ('casino', '0011_seamless_wallet'),
+        ('casino', '0012_settle_accounts_with_the_batch'),
+        ('casino', '0013_settle_the_batch_in_one_posting'),
+        ('casino', '0014_decide_rounds_together'),
+        ('casino', '0015_table_changes_four_eyes'),
+    ]
+
+    dependencies = [
+        ('core', '0001_squashed_0007_request_nonces'),
+        ('ledger', '0001_squashed_0011_post_entries_together'),
+        ('protection', '0001_squashed_0002_stake_guards_function'),
+        ('accounts', '0001_initial'),
+        migrations.swappable_dependency(settings.AUTH_USER_MODEL),
+    ]
+
+    operations = [
+        migrations.CreateModel(
+            name='RoundHour',
+            fields=[
+                ('hour', models.DateTimeField(primary_key=True, serialize=False)),
+                ('summed_at', models.DateTimeField()),
+            ],
+        ),
+        migrations.CreateModel(
+            name='SeedPair',
+            fields=[
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('server_seed', models.CharField(max_length=64)),
+                ('server_seed_hash', models.CharField(max_length=64, unique=True)),
+                ('client_seed', models.CharField(max_length=64)),
+                ('next_server_seed', models.CharField(blank=True, default=casino.models.server_seed_draw, max_length=64)),
+                ('next_nonce', models.PositiveBigIntegerField(default=0)),
+                ('active', models.BooleanField(default=True)),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('revealed_at', models.DateTimeField(blank=True, null=True)),
+                ('player', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='seed_pairs', to='accounts.player')),
+            ],
+        ),
+        migrations.CreateModel(
+            name='Table',
+            fields=[
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('name', models.CharField(max_length=100, unique=True)),
+                ('currency', models.CharField(default='EUR', max_length=3)),
+                ('is_open', models.BooleanField(default=True)),
+                ('min_bet', models.PositiveBigIntegerField(help_text='Minor units')),
+                ('max_bet', models.PositiveBigIntegerField(help_text='Minor units')),
+                ('bet_step', models.PositiveBigIntegerField(default=100, help_text='Every bet is a multiple of this (minor units)')),
+                ('max_tie_bet', models.PositiveBigIntegerField(default=0, help_text='0: no tie bet at this table')),
+                ('decks', models.PositiveSmallIntegerField(default=6)),
+                ('burn', models.PositiveSmallIntegerField(default=3)),
+                ('tie_pays', models.PositiveSmallIntegerField(default=10)),
+                ('tie_after_tie_bonus', models.BooleanField(default=False)),
+                ('shuffle', models.CharField(choices=[('fresh', 'fresh'), ('persistent', 'persistent')], default=casino.engine.casino_war.ShuffleMode['FRESH'], max_length=10)),
+                ('penetration', models.PositiveSmallIntegerField(default=75, help_text='Persistent shoe: percent dealt before the cut card')),
+                ('decision_timeout_s', models.PositiveIntegerField(default=30)),
+                ('house_rule', models.CharField(choices=[('war', 'war'), ('surrender', 'surrender')], default=casino.engine.casino_war.Action['WAR'], max_length=10)),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('updated_at', models.DateTimeField(auto_now=True)),
+            ],
+            options={
+                'ordering': ['name'],
+                'constraints': [models.CheckConstraint(condition=models.Q(('decks__gte', 1), ('decks__lte', 8)), name='table_decks_1_8'), models.CheckConstraint(condition=models.Q(('burn__lte', 5)), name='table_burn_0_5'), models.CheckConstraint(condition=models.Q(('tie_pays__gte', 1), ('tie_pays__lte', 30)), name='table_tie_pays_1_30'), models.CheckConstraint(condition=models.Q(('penetration__gte', 50), ('penetration__lte', 90)), name='table_penetration'), models.CheckConstraint(condition=models.Q(('bet_step__gte', 1), ('max_bet__gte', models.F('min_bet')), ('min_bet__gte', models.F('bet_step'))), name='table_limits_ordered'), models.CheckConstraint(condition=models.Q(('currency__regex', '^[A-Z]{3}$')), name='table_currency_iso')],
+            },
+        ),
+        migrations.CreateModel(
+            name='ShoeState',
+            fields=[
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('shuffle_nonce', models.PositiveBigIntegerField()),
+                ('position', models.PositiveIntegerField(default=0)),
+                ('cut', models.PositiveIntegerField()),
+                ('updated_at', models.DateTimeField(auto_now=True)),
+                ('player', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.player')),
+                ('seed_pair', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='casino.seedpair')),
+                ('table', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='casino.table')),
+            ],
+        ),
+        migrations.CreateModel(
+            name='RoundHourTotal',
+            fields=[
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('hour', models.DateTimeField()),
+                ('currency', models.CharField(max_length=3)),
+                ('decks', models.PositiveSmallIntegerField()),
+                ('tie_pays', models.PositiveSmallIntegerField()),
+                ('tie_after_tie_bonus', models.BooleanField()),
+                ('rounds', models.PositiveBigIntegerField()),
+                ('staked', models.BigIntegerField(help_text='Main, raise and tie bets (minor units)')),
+                ('paid', models.BigIntegerField(help_text="Paid back to the players' wallets (minor units)")),
+                ('main_staked', models.BigIntegerField(help_text='Main bets and raises (minor units)')),
+                ('main_return_sum', models.FloatField()),
+                ('main_return_squares', models.FloatField()),
+                ('tie_rounds', models.PositiveBigIntegerField()),
+                ('tie_staked', models.BigIntegerField()),
+                ('tie_return_sum', models.FloatField()),
+                ('tie_return_squares', models.FloatField()),
+                ('partner', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.partner')),
+                ('table', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='casino.table')),
+            ],
+            options={
+                'permissions': [('view_revenue', 'Can see stakes, revenue (GGR) and return to player')],
+            },
+        ),
+        migrations.CreateModel(
+            name='Round',
+            fields=[
+                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
+                ('currency', models.CharField(max_length=3)),
+                ('status', models.CharField(choices=[('awaiting_decision', 'Awaiting decision'), ('resolved', 'Resolved, settling'), ('settled', 'Settled')], max_length=20)),
+                ('rules', models.JSONField()),
+                ('main_bet', models.PositiveBigIntegerField()),
+                ('tie_bet', models.PositiveBigIntegerField(default=0)),
+                ('raise_bet', models.PositiveBigIntegerField(default=0)),
+                ('player_card', models.CharField(max_length=2)),
+                ('dealer_card', models.CharField(max_length=2)),
+                ('burned', models.CharField(blank=True, max_length=20)),
+                ('war_player_card', models.CharField(blank=True, max_length=2)),
+                ('war_dealer_card', models.CharField(blank=True, max_length=2)),
+                ('decision', models.CharField(blank=True, choices=[('war', 'Go to war'), ('surrender', 'Surrender')], max_length=10)),
+                ('decided_by_type', models.CharField(blank=True, max_length=10)),
+                ('decided_by_id', models.CharField(blank=True, max_length=64)),
+                ('decided_at', models.DateTimeField(blank=True, null=True)),
+                ('decision_deadline', models.DateTimeField(blank=True, null=True)),
+                ('decision_timed_out', models.BooleanField(default=False)),
+                ('outcome', models.CharField(blank=True, choices=[('win', 'Won'), ('lose', 'Lost'), ('surrender', 'Surrendered'), ('war_win', 'Won the war'), ('war_lose', 'Lost the war'), ('war_tie', 'Tie in the war (won)')], max_length=10)),
+                ('nets', models.JSONField(blank=True, default=dict)),
+                ('net', models.BigIntegerField(blank=True, null=True)),
+                ('payout', models.BigIntegerField(blank=True, null=True)),
+                ('nonce', models.PositiveBigIntegerField()),
+                ('shoe_nonce', models.PositiveBigIntegerField()),
+                ('shoe_position', models.PositiveIntegerField(default=0)),
+                ('placed_by_type', models.CharField(max_length=10)),
+                ('placed_by_id', models.CharField(max_length=64)),
+                ('settle_attempts', models.PositiveIntegerField(default=0)),
+                ('seamless', models.BooleanField(default=False)),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('resolved_at', models.DateTimeField(blank=True, null=True)),
+                ('settled_at', models.DateTimeField(blank=True, null=True)),
+                ('player', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='rounds', to='accounts.player')),
+                ('seed_pair', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='rounds', to='casino.seedpair')),
+                ('table', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='rounds', to='casino.table')),
+            ],
+            options={
+                'ordering': ['-created_at'],
+            },
+        ),
+        migrations.CreateModel(
+            name='TableChange',
+            fields=[
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('name', models.CharField(max_length=100)),
+                ('currency', models.CharField(default='EUR', max_length=3)),
+                ('min_bet', models.PositiveBigIntegerField(help_text='Minor units')),
+                ('max_bet', models.PositiveBigIntegerField(help_text='Minor units')),
+                ('bet_step', models.PositiveBigIntegerField(default=100, help_text='Every bet is a multiple of this (minor units)')),
+                ('max_tie_bet', models.PositiveBigIntegerField(default=0, help_text='0: no tie bet at this table')),
+                ('decks', models.PositiveSmallIntegerField(default=6)),
+                ('burn', models.PositiveSmallIntegerField(default=3)),
+                ('tie_pays', models.PositiveSmallIntegerField(default=10)),
+                ('tie_after_tie_bonus', models.BooleanField(default=False)),
+                ('shuffle', models.CharField(choices=[('fresh', 'fresh'), ('persistent', 'persistent')], default=casino.engine.casino_war.ShuffleMode['FRESH'], max_length=10)),
+                ('penetration', models.PositiveSmallIntegerField(default=75, help_text='Persistent shoe: percent dealt before the cut card')),
+                ('decision_timeout_s', models.PositiveIntegerField(default=30)),
+                ('house_rule', models.CharField(choices=[('war', 'war'), ('surrender', 'surrender')], default=casino.engine.casino_war.Action['WAR'], max_length=10)),
+                ('before', models.JSONField(blank=True, editable=False, null=True)),
+                ('reason', models.CharField(max_length=500)),
+                ('status', models.CharField(choices=[('proposed', 'Proposed'), ('approved', 'Approved and applied'), ('rejected', 'Rejected')], default='proposed', max_length=10)),
+                ('proposed_at', models.DateTimeField(auto_now_add=True)),
+                ('decided_at', models.DateTimeField(blank=True, null=True)),
+                ('decided_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ('proposed_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ('table', models.ForeignKey(blank=True, help_text='The table to change; empty: a new table (made closed).', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='changes', to='casino.table')),
+            ],
+            options={
+                'ordering': ['-proposed_at'],
+            },
+        ),
+        migrations.CreateModel(
+            name='WalletCall',
+            fields=[
+                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
+                ('transaction_id', models.CharField(max_length=64, unique=True)),
+                ('kind', models.CharField(choices=[('debit', 'debit'), ('credit', 'credit'), ('rollback', 'rollback')], max_length=8)),
+                ('purpose', models.CharField(choices=[('stake', 'stake'), ('raise', 'raise'), ('payout', 'payout'), ('rollback', 'rollback')], max_length=8)),
+                ('round_id', models.UUIDField(db_index=True)),
+                ('amount', models.BigIntegerField()),
+                ('currency', models.CharField(max_length=3)),
+                ('status', models.CharField(choices=[('pending', 'Pending (not answered yet)'), ('acknowledged', 'Acknowledged by the wallet'), ('refused', 'Refused for funds'), ('failed', 'Failed (rolled back)')], default='pending', max_length=12)),
+                ('request_body', models.JSONField()),
+                ('attempts', models.PositiveIntegerField(default=0)),
+                ('last_status_code', models.PositiveSmallIntegerField(blank=True, null=True)),
+                ('last_error', models.CharField(blank=True, max_length=300)),
+                ('last_answer', models.TextField(blank=True)),
+                ('latency_ms', models.PositiveIntegerField(blank=True, help_text='Of the last attempt.', null=True)),
+                ('partner_balance', models.BigIntegerField(blank=True, null=True)),
+                ('request_scope', models.CharField(blank=True, max_length=80)),
+                ('request_key', models.CharField(blank=True, max_length=255)),
+                ('request_hash', models.CharField(blank=True, max_length=64)),
+                ('next_attempt_at', models.DateTimeField()),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('answered_at', models.DateTimeField(blank=True, null=True)),
+                ('partner', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='wallet_calls', to='accounts.partner')),
+                ('player', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='wallet_calls', to='accounts.player')),
+                ('reference', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='rollback', to='casino.walletcall')),
+            ],
+            options={
+                'ordering': ['-created_at'],
+            },
+        ),
+        migrations.CreateModel(
+            name='WalletCallAttempt',
+            fields=[
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('attempted_at', models.DateTimeField(auto_now_add=True)),
+                ('status_code', models.PositiveSmallIntegerField(blank=True, null=True)),
+                ('error', models.CharField(blank=True, max_length=300)),
+                ('answer', models.TextField(blank=True)),
+                ('duration_ms', models.PositiveIntegerField(default=0)),
+                ('call', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='attempt_log', to='casino.walletcall')),
+            ],
+            options={
+                'ordering': ['attempted_at'],
+            },
+        ),
+        migrations.CreateModel(
+            name='WebhookDelivery',
+            fields=[
+                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
+                ('event_type', models.CharField(default='round.settled', max_length=32)),
+                ('payload', models.JSONField()),
+                ('attempts', models.PositiveIntegerField(default=0)),
+                ('next_attempt_at', models.DateTimeField(db_index=True)),
+                ('delivered_at', models.DateTimeField(blank=True, null=True)),
+                ('last_status_code', models.PositiveSmallIntegerField(blank=True, null=True)),
+                ('last_error', models.CharField(blank=True, max_length=300)),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('partner', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='webhook_deliveries', to='accounts.partner')),
+                ('round', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, related_name='webhook', to='casino.round')),
+            ],
+            options={
+                'verbose_name_plural': 'webhook deliveries',
+            },
+        ),
+        migrations.CreateModel(
+            name='WebhookAttempt',
+            fields=[
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('attempted_at', models.DateTimeField(auto_now_add=True)),
+                ('status_code', models.PositiveSmallIntegerField(blank=True, null=True)),
+                ('error', models.CharField(blank=True, max_length=300)),
+                ('duration_ms', models.PositiveIntegerField(default=0)),
+                ('delivery', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='attempt_log', to='casino.webhookdelivery')),
+            ],
+            options={
+                'ordering': ['attempted_at'],
+            },
+        ),
+        migrations.CreateModel(
+            name='Match',
+            fields=[
+                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
+                ('preset', models.CharField(max_length=32)),
+                ('options', models.JSONField(blank=True, default=dict)),
+                ('server_seed', models.CharField(max_length=64)),
+                ('server_seed_hash', models.CharField(max_length=64)),
+                ('client_seed', models.CharField(blank=True, max_length=64)),
+                ('human_seat', models.PositiveSmallIntegerField(blank=True, null=True)),
+                ('steals', models.JSONField(blank=True, default=list)),
+                ('tops', models.JSONField(blank=True, default=list)),
+                ('status', models.CharField(choices=[('awaiting_decision', "Awaiting a person's decision"), ('finished', 'Finished')], max_length=20)),
+                ('created_at', models.DateTimeField()),
+                ('finished_at', models.DateTimeField(blank=True, null=True)),
+                ('player', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='matches', to='accounts.player')),
+            ],
+            options={
+                'verbose_name_plural': 'matches',
+                'indexes': [models.Index(fields=['player', '-created_at'], name='casino_matc_player__4d4462_idx')],
+            },
+        ),
+        migrations.AddConstraint(
+            model_name='seedpair',
+            constraint=models.UniqueConstraint(condition=models.Q(('active', True)), fields=('player',), name='seedpair_one_active_per_player'),
+        ),
+        migrations.AddConstraint(
+            model_name='seedpair',
+            constraint=models.CheckConstraint(condition=models.Q(('active', True), ('revealed_at__isnull', False), _connector='OR'), name='seedpair_revealed_when_retired'),
+        ),
+        migrations.AddConstraint(
+            model_name='seedpair',
+            constraint=models.CheckConstraint(condition=models.Q(('active', False), models.Q(('next_server_seed', ''), _negated=True), _connector='OR'), name='seedpair_next_seed_committed_when_active'),
+        ),
+        migrations.AddConstraint(
+            model_name='shoestate',
+            constraint=models.UniqueConstraint(fields=('player', 'table'), name='shoe_one_per_player_table'),
+        ),
+        migrations.AddConstraint(
+            model_name='roundhourtotal',
+            constraint=models.UniqueConstraint(fields=('hour', 'table', 'partner', 'currency', 'decks', 'tie_pays', 'tie_after_tie_bonus'), name='roundhourtotal_one_per_group', nulls_distinct=False),
+        ),
+        migrations.AddIndex(
+            model_name='round',
+            index=models.Index(fields=['player', '-created_at'], name='casino_roun_player__c107e8_idx'),
+        ),
+        migrations.AddIndex(
+            model_name='round',
+            index=models.Index(fields=['status', 'resolved_at'], name='casino_roun_status_697400_idx'),
+        ),
+        migrations.AddIndex(
+            model_name='round',
+            index=models.Index(fields=['status', 'decision_deadline'], name='casino_roun_status_0e1aaa_idx'),
+        ),
+        migrations.AddConstraint(
+            model_name='round',
+            constraint=models.UniqueConstraint(fields=('seed_pair', 'nonce'), name='round_one_per_nonce'),
+        ),
+        migrations.AddConstraint(
+            model_name='round',
+            constraint=models.CheckConstraint(condition=models.Q(('main_bet__gt', 0)), name='round_main_bet_positive'),
+        ),
+        migrations.AddConstraint(
+            model_name='tablechange',
+            constraint=models.CheckConstraint(condition=models.Q(('decided_by__isnull', True), models.Q(('decided_by', models.F('proposed_by')), _negated=True), _connector='OR'), name='table_change_four_eyes'),
+        ),
+        migrations.AddIndex(
+            model_name='walletcall',
+            index=models.Index(condition=models.Q(('status', 'pending')), fields=['next_attempt_at'], name='walletcall_pending'),
+        ),
+        migrations.AddIndex(
+            model_name='walletcall',
+            index=models.Index(fields=['partner', 'created_at'], name='walletcall_partner_day'),
+        ),
+        migrations.AddConstraint(
+            model_name='walletcall',
+            constraint=models.UniqueConstraint(condition=models.Q(('request_key', ''), _negated=True), fields=('request_scope', 'request_key'), name='walletcall_one_per_request'),
+        ),
+        migrations.AddConstraint(
+            model_name='walletcall',
+            constraint=models.CheckConstraint(condition=models.Q(('amount__gte', 0)), name='walletcall_amount_not_negative'),
+        ),
+        migrations.AddIndex(
+            model_name='webhookdelivery',
+            index=models.Index(condition=models.Q(('delivered_at__isnull', True)), fields=['next_attempt_at'], name='webhook_undelivered'),
+        ),
+        function_create('casino', 'casino_round_place'),
+        function_create('casino', 'casino_rounds_decide'),
+        function_create('casino', 'casino_round_decide'),
+        function_create('casino', 'casino_rounds_settle'),
+    ]

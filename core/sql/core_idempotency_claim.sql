@@ -1,0 +1,22 @@
+CREATE OR REPLACE FUNCTION core_idempotency_claim(p_lock bigint, p_scope text, p_key text, p_nonce text)
+RETURNS TABLE (free boolean, request_hash text, response_status integer, response_text text,
+               response_content_type text, response_headers jsonb, nonce_taken boolean) LANGUAGE plpgsql AS $$
+BEGIN
+    IF p_nonce IS NOT NULL THEN  -- the signed request's nonce, recorded with the request's work
+        INSERT INTO core_requestnonce (key, created_at) VALUES (p_nonce, statement_timestamp())
+        ON CONFLICT (key) DO NOTHING;
+        nonce_taken := NOT FOUND;
+        IF nonce_taken THEN  -- a replayed request: it takes no lock and reads nothing
+            RETURN NEXT;
+            RETURN;
+        END IF;
+    END IF;
+    -- the key's lock until the end of the transaction, if no other request holds it; the stored response
+    free := pg_try_advisory_xact_lock(p_lock);
+    SELECT r.request_hash, r.response_status, coalesce(r.response_text, r.response_body::text),
+           r.response_content_type, coalesce(r.response_headers, '{}')
+      INTO request_hash, response_status, response_text, response_content_type, response_headers
+      FROM core_idempotencyrecord r
+     WHERE r.scope = p_scope AND r.key = p_key;
+    RETURN NEXT;
+END $$;

@@ -1,0 +1,9 @@
+CREATE OR REPLACE FUNCTION ledger_lock_free_accounts(p_ids bigint[])
+RETURNS bigint[] LANGUAGE plpgsql AS $$
+DECLARE
+    v_locked bigint[];
+BEGIN  -- the rows free now, locked until the end of the transaction in primary-key order
+    SELECT array_agg(l.id) INTO v_locked
+      FROM (SELECT id FROM ledger_account WHERE id = ANY (p_ids) ORDER BY id FOR NO KEY UPDATE SKIP LOCKED) AS l;
+    RETURN coalesce(v_locked, '{}');
+END $$;
