@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import zlib
 from collections import defaultdict
 from collections.abc import Iterable
 from contextlib import nullcontext
@@ -35,7 +34,8 @@ from ledger.models import (
 )
 from ledger.money import MAX_MINOR_UNITS, minor_units
 
-HOUSE_SHARDS = 32
+# A seamless partner's account is sharded by player, so that no row is locked by all its rounds.
+SEAMLESS_SHARDS = 32
 GENESIS_HASH = "0" * 64
 
 
@@ -64,10 +64,10 @@ def _system_account(*, kind: AccountKind, currency: str, shard: int = 0) -> Acco
 
 
 def house_account(*, currency: str, spread_by: str = "") -> Account:
-    """A shard of the house bankroll, chosen from `spread_by` (stable, so that retries agree)."""
-    return _system_account(
-        kind=AccountKind.HOUSE, currency=currency, shard=zlib.crc32(spread_by.encode()) % HOUSE_SHARDS
-    )
+    """The shard of the house bankroll that the movement keyed `spread_by` posts to (the same for
+    the same key, so that retries agree): the database's one rule, `ledger_house_shard`, which
+    settlement in SQL follows too. One statement, which opens the shard the first time."""
+    return sql.house_account(currency=currency, key=spread_by)
 
 
 def outside_account(*, currency: str) -> Account:
@@ -245,13 +245,13 @@ def partner_transfer_post(*, partner, player, amount: int, into_wallet: bool, id
 def partner_seamless_account_open(*, partner, player) -> Account:
     """The shard of the partner's seamless account that this player's money moves through: read
     with one plain statement (every seamless stake and settlement reads it twice), opened once."""
-    shard = player.pk % HOUSE_SHARDS
+    shard = player.pk % SEAMLESS_SHARDS
     found = sql.partner_account(kind=str(AccountKind.PARTNER_SEAMLESS), currency=player.currency, shard=shard,
                                 partner_id=partner.pk)  # fmt: skip
     if found is not None:
         return found
     account, _ = Account.objects.get_or_create(kind=AccountKind.PARTNER_SEAMLESS, currency=player.currency,
-                                               partner=partner, shard=player.pk % HOUSE_SHARDS)  # fmt: skip
+                                               partner=partner, shard=player.pk % SEAMLESS_SHARDS)  # fmt: skip
     return account
 
 

@@ -16,20 +16,16 @@ from protection.models import PERIOD_DAYS, Exclusion, LimitKind, LimitPeriod, Pl
 
 
 def limit_in_force(*, player, kind: str, period: str, at=None) -> PlayerLimit | None:
-    """The limit row in force at `at`: the most recently requested of those already effective."""
-    at = at or clock.now()
-    return (
-        PlayerLimit.objects.filter(player=player, kind=kind, period=period, effective_from__lte=at)
-        .order_by("-requested_at", "-id")
-        .first()
-    )
+    """The limit row in force at `at`: the most recently requested of those already effective, by
+    the database's one rule of it (`protection_limits_in_force`, which `stake_guards` reads too)."""
+    return sql.limit_in_force(player_id=player.pk, kind=str(kind), period=str(period), at=at or clock.now())
 
 
 def stake_guards(*, player, kinds, at) -> tuple[bool, dict[tuple[str, str], int | None]]:
     """Whether the player is excluded at `at`, and the amounts of the limits of these kinds in
     force then, by (kind, period): the rules of `exclusion_active` and `limit_in_force` for all
-    of them in one statement (`protection_stake_guards`), because every round and deposit asks
-    inside its transaction."""
+    of them in one statement (`protection_stake_guards`, built on `protection_limits_in_force`),
+    because every round and deposit asks inside its transaction."""
     excluded, limits = sql.stake_guards(player_id=player.pk, kinds=[str(kind) for kind in kinds], at=at)
     return excluded, limits_by_kind_and_period(limits)
 

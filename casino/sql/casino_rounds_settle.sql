@@ -31,7 +31,7 @@ BEGIN
     IF p_ids IS NULL THEN
         SELECT array_agg(c.id), array_agg(c.player_id), array_agg(c.currency), array_agg(c.staked),
                array_agg(c.payout), array_agg(c.outcome), array_agg(a.wallet_id), array_agg(a.in_play_id),
-               array_agg(ledger_house_account(c.currency, get_byte(uuid_send(c.id), 15) % 32))
+               array_agg(ledger_house_account(c.currency, ledger_house_shard('round:' || c.id || ':settle')))
           INTO v_ids, v_players, v_currencies, v_staked, v_payouts, v_outcomes, v_wallets, v_in_play, v_houses
           FROM (SELECT r.id, r.player_id, r.currency, r.main_bet + r.tie_bet + r.raise_bet AS staked, r.payout,
                        r.outcome
@@ -43,7 +43,7 @@ BEGIN
     ELSE
         SELECT array_agg(c.id), array_agg(c.player_id), array_agg(c.currency), array_agg(c.staked),
                array_agg(c.payout), array_agg(c.outcome), array_agg(a.wallet_id), array_agg(a.in_play_id),
-               array_agg(ledger_house_account(c.currency, get_byte(uuid_send(c.id), 15) % 32))
+               array_agg(ledger_house_account(c.currency, ledger_house_shard('round:' || c.id || ':settle')))
           INTO v_ids, v_players, v_currencies, v_staked, v_payouts, v_outcomes, v_wallets, v_in_play, v_houses
           FROM (SELECT r.id, r.player_id, r.currency, r.main_bet + r.tie_bet + r.raise_bet AS staked, r.payout,
                        r.outcome

@@ -33,6 +33,12 @@ SYSTEM_ACCOUNT = (
     f"{_ACCOUNTS} WHERE kind = %s AND currency = %s AND shard = %s AND player_id IS NULL AND partner_id IS NULL"
 )
 PARTNER_ACCOUNT = f"{_ACCOUNTS} WHERE kind = %s AND currency = %s AND shard = %s AND partner_id = %s"
+# The shard of the house that the key's movement posts to, opened when missing: `ledger_house_shard`
+# is the rule, as for settlement in SQL (casino_rounds_settle). Its columns come from the call, not
+# from a read of the table (the statement's snapshot would not see a shard that the call opened).
+HOUSE_ACCOUNT = (
+    "SELECT ledger_house_account(%s, s.shard), 'house', %s, NULL, NULL, s.shard FROM ledger_house_shard(%s) AS s(shard)"
+)
 POST_ENTRY = "SELECT entry_id, outcome FROM ledger_post_entry(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 # What ledger_post_entry answers for a key: a new entry, the same one again, or another content.
 POSTED, REPLAYED, CONFLICT = "posted", "replayed", "conflict"
@@ -84,6 +90,12 @@ def system_account(*, kind: str, currency: str, shard: int) -> Account | None:
     """A house or outside-world account: owned by no player or partner."""
     found = _accounts(SYSTEM_ACCOUNT, [kind, currency, shard])
     return found[0] if found else None
+
+
+def house_account(*, currency: str, key: str) -> Account:
+    """The shard of the house bankroll that the movement keyed `key` posts to (opened if missing)."""
+    (account,) = _accounts(HOUSE_ACCOUNT, [currency, currency, key])
+    return account
 
 
 def partner_account(*, kind: str, currency: str, shard: int, partner_id: int) -> Account | None:

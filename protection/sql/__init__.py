@@ -1,8 +1,9 @@
 """Every hand-written SQL statement of player protection, each tested in `tests/protection/test_sql.py`.
 
-`protection_stake_guards` (migrations/0002) is the one place the rules of "excluded now" and "the
-limit in force now" are written for statements: every round and deposit asks inside its
-transaction, and the casino's round statement (casino/sql.py) asks through it too.
+The rule of "the limit in force" is written once, in the database function
+`protection_limits_in_force` (protection/sql/protection_limits_in_force.sql): the selector
+`limit_in_force` reads it, and `protection_stake_guards`, which every round and deposit asks inside
+its transaction (the casino's round statement, casino/sql/, through it too), is built on it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ from datetime import datetime
 
 from django.db import connection
 
+from protection.models import PlayerLimit
+
 STAKE_GUARDS = "SELECT excluded, limits FROM protection_stake_guards(%s, %s, %s)"
+LIMIT_IN_FORCE = "SELECT * FROM protection_limits_in_force(%s, ARRAY[%s], %s) WHERE period = %s"
 
 
 def stake_guards(*, player_id: int, kinds: list[str], at: datetime) -> tuple[bool, list]:
@@ -22,3 +26,8 @@ def stake_guards(*, player_id: int, kinds: list[str], at: datetime) -> tuple[boo
         cursor.execute(STAKE_GUARDS, [player_id, kinds, at])
         excluded, limits = cursor.fetchone()
     return excluded, json.loads(limits)  # Django has psycopg hand jsonb over as text
+
+
+def limit_in_force(*, player_id: int, kind: str, period: str, at: datetime) -> PlayerLimit | None:
+    """The player's limit row of this kind and period in force at `at`, if any."""
+    return next(iter(PlayerLimit.objects.raw(LIMIT_IN_FORCE, [player_id, kind, at, period])), None)

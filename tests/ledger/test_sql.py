@@ -136,6 +136,7 @@ def test_post_entries_writes_each_entry_with_its_own_key_and_running_balances():
     player = make_player(balance=1_000)
     wallet, in_play = player_accounts_open(player=player)
     house = house_account(currency="EUR", spread_by="tests")
+    house.refresh_from_db(fields=["balance"])  # the balance before (house_account reads no balance)
     post([wallet, in_play], [-300, 300], key="stake")
     answered = post_entries(
         [("a", "1"), ("b", "2")],

@@ -5,18 +5,14 @@ committed seed, whatever client seed comes with it, and commits to a new one."""
 import hashlib
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from casino.engine import server_seed_hash, verify_round
-from casino.models import SeedPair
 from casino.services.fairness import seed_pair_active, seed_pair_rotate
 from casino.services.rounds import round_place
 from core.actors import Actor
 from tests.casino.helpers import set_next_round
-from tests.factories import make_player
 
 pytestmark = pytest.mark.django_db
 FAIRNESS = "/api/v1/fairness/"
@@ -76,28 +72,3 @@ def test_staff_never_see_the_next_server_seed(admin_client, player):
     pair = seed_pair_active(player=player)
     page = admin_client.get(f"/admin/casino/seedpair/{pair.pk}/change/").content.decode()
     assert pair.next_server_seed not in page and pair.server_seed not in page
-
-
-@pytest.mark.django_db(transaction=True)
-def test_the_migration_draws_a_next_seed_for_every_active_pair():
-    def migrate(*targets):
-        executor = MigrationExecutor(connection)
-        executor.loader.build_graph()
-        targets = targets or executor.loader.graph.leaf_nodes()  # none: every app to its latest
-        executor.migrate(targets)
-        return executor.loader.project_state(targets).apps
-
-    players = [make_player(username=f"seeded{i}") for i in range(3)]
-    old = migrate(("casino", "0002_match"))
-    try:
-        pairs = old.get_model("casino", "SeedPair")
-        for i, player in enumerate(players):
-            seeds = [hashlib.sha256(f"{i}-{n}".encode()).hexdigest() for n in range(2)]
-            for seed, active in zip(seeds, (False, True), strict=True):
-                pairs.objects.create(player_id=player.pk, server_seed=seed, server_seed_hash=server_seed_hash(seed),
-                                     client_seed="c", active=active, revealed_at=None if active else "2026-01-01T00:00Z")  # fmt: skip
-    finally:
-        migrate()
-    active = SeedPair.objects.filter(active=True).values_list("next_server_seed", flat=True)
-    assert len(set(active)) == 3 and all(len(seed) == 64 for seed in active)
-    assert set(SeedPair.objects.filter(active=False).values_list("next_server_seed", flat=True)) == {""}
