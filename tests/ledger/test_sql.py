@@ -308,3 +308,16 @@ def test_the_sealer_looks_back_a_window_of_ids_and_a_full_pass_everywhere(monkey
     assert late.id in [e.id for e in sql.unsealed_entries(limit=10, everywhere=True)]
     monkeypatch.setattr(sql, "SEAL_LOOKBACK", 100_000)
     assert late.id in [e.id for e in sql.unsealed_entries(limit=10)]
+
+
+def test_the_house_shard_is_the_databases_rule_of_the_key():
+    """`house_account` is the shard `ledger_house_shard` picks for the key: stable, one of 32, spread."""
+    keys = [f"round:{n}:settle" for n in range(200)]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT k, ledger_house_shard(k) FROM unnest(%s::text[]) AS k", [keys])
+        shards = dict(cursor.fetchall())
+    assert {key: house_account(currency="EUR", spread_by=key).shard for key in keys[:40]} == {
+        key: shards[key] for key in keys[:40]
+    }
+    assert set(shards.values()) == set(range(32))
+    assert house_account(currency="EUR", spread_by="k").id == house_account(currency="EUR", spread_by="k").id

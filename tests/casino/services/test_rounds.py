@@ -20,11 +20,12 @@ from casino.services.rounds import (
     round_place,
     rounds_decide_timed_out,
 )
-from casino.services.settlement import rounds_settle_overdue
+from casino.services.settlement import rounds_settle_due, rounds_settle_overdue
 from core.actors import Actor
 from core.models import AuditEvent
-from ledger.models import Account, AccountKind
+from ledger.models import Account, AccountKind, Posting
 from ledger.selectors import player_wallet_summary
+from ledger.services import house_account
 from ledger.verification import ledger_verify
 from tests.casino.helpers import set_next_round
 from tests.factories import TableFactory, make_player
@@ -208,3 +209,19 @@ def test_the_deadline_task_takes_the_house_rule_once_due_and_comes_back_when_ear
     assert decided.decision_timed_out and decided.status != RoundStatus.AWAITING_DECISION
     assert round_decide_when_due(round_id=str(tie.pk)) == 0  # decided: nothing more
     assert round_decide_when_due(round_id="not-a-round") == 0
+
+
+def test_settlement_in_sql_posts_to_the_house_shard_that_python_picks_for_the_key(table):
+    """One rule of the house shard (`ledger_house_shard`): a round settled by the set-based SQL
+    settlement pays the shard that `house_account` answers for its settlement key."""
+    player = make_player(balance=100_000)
+    rounds = []
+    for _ in range(8):
+        set_next_round(player, tie=False, player_wins=False)
+        rounds.append(place(player, table))
+    assert rounds_settle_due() == 8
+    for round_ in rounds:
+        key = f"round:{round_.id}:settle"
+        paid = Posting.objects.get(entry__idempotency_key=key, account__kind=AccountKind.HOUSE)
+        assert paid.account_id == house_account(currency="EUR", spread_by=key).id
+    assert len({house_account(currency="EUR", spread_by=f"round:{r.id}:settle").shard for r in rounds}) > 2
