@@ -35,7 +35,7 @@ class IdempotencyRecord(models.Model):
     key = models.CharField(max_length=255)
     request_hash = models.CharField(max_length=64)
     response_status = models.PositiveSmallIntegerField(null=True)
-    response_body = models.JSONField(null=True)  # records stored before migration 0006 (kept 48 hours)
+    response_body = models.JSONField(null=True)  # records stored before response_text (kept 48 hours)
     response_text = models.TextField(null=True)  # the first answer's body, exactly as it was sent
     response_content_type = models.CharField(max_length=64, blank=True)
     response_headers = models.JSONField(null=True)  # the headers of it a replay sends again

@@ -1,7 +1,9 @@
 """The ledger: accounts, journal entries and their postings, and the hash chain over entries.
 
-Append-only: PostgreSQL triggers (migration 0002) refuse UPDATE and DELETE of entries, postings
-and seals, and a deferred constraint trigger refuses an entry that does not balance per currency.
+Append-only: PostgreSQL triggers (made by migration 0001, their functions in ledger/sql/) refuse
+UPDATE and DELETE of entries, postings and seals; a statement-level trigger refuses, when the
+statement that writes postings ends, an entry that does not balance per currency, and a deferred
+constraint trigger an entry with fewer than two postings, at commit.
 An account's `balance` is a cache of the sum of its postings (credits minus debits), updated in the
 same transaction as the postings; player accounts never go below zero (CHECK constraint).
 """

@@ -51,7 +51,7 @@ class Line:
 
 
 # Account lookups sit on every round's path (placing and settling), so they are one plain
-# statement each (ledger/sql.py); an account is made through the ORM only the first time it is missing.
+# statement each (ledger/sql/); an account is made through the ORM only the first time it is missing.
 
 
 def _system_account(*, kind: AccountKind, currency: str, shard: int = 0) -> Account:
@@ -124,7 +124,7 @@ def ledger_post(
     if any(totals.values()):
         raise CurrencyMismatch(gettext("the entry does not balance in every currency"))
 
-    # One round trip: ledger_post_entry (migration 0005) claims the key by inserting the entry
+    # One round trip: ledger_post_entry (ledger/sql/ledger_post_entries.sql) claims the key by inserting the entry
     # first (a concurrent twin waits on the unique index, then finds it and compares the request
     # hash it computes), updates each account's cached balance in primary-key order (a player
     # account never below zero; rows always locked in the same order, so no deadlocks) and writes
@@ -362,7 +362,7 @@ def adjustment_reject(*, adjustment: Adjustment, rejected_by) -> Adjustment:
 def entry_content_hash(entry: JournalEntry | sql.EntryRow, postings: Iterable[Posting | sql.PostingRow],
                        previous_hash: str) -> str:  # fmt: skip
     """SHA-256 over the previous link and everything the entry says; any change breaks the chain.
-    The entry and its postings are models or the same fields as rows (ledger/sql.py)."""
+    The entry and its postings are models or the same fields as rows (ledger/sql/)."""
     content = {
         "previous": previous_hash,
         "id": entry.id,
@@ -383,7 +383,7 @@ def ledger_seal(*, batch: int = 5000, everywhere: bool = False) -> int:
 
     One sealer at a time, by a transaction-level advisory lock (a row lock on the old head would
     let a second sealer, once released, build on a stale head and fork the chain). The entries come
-    as plain rows (ledger/sql.py): two entries of every round pass through here, and model
+    as plain rows (ledger/sql/): two entries of every round pass through here, and model
     instances cost more than the hashing. `everywhere` looks at every entry, not only the recent
     ones (the verification does).
     """

@@ -148,7 +148,7 @@ def _check_table(table: Table | None, *, table_id: int, player, main: int, tie: 
 
 
 def _opened(*, player, table_id: int, at, request_key: RequestKey | None = None):
-    """The round's first statement (casino/sql.py): the player's seed pair locked, the table, the
+    """The round's first statement (casino/sql/): the player's seed pair locked, the table, the
     player's exclusion and limits and its accounts, and with `request_key` the request's
     idempotency claim (which leaves here unless this request took the key); a player's first
     round makes its seed pair."""
@@ -194,7 +194,7 @@ def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor
 
     Two statements: one locks the player's seed pair (a player's rounds are serialised, and each
     gets its own nonce) and reads what the checks need; the checks and the deal run here; one
-    writes the round, its audit event and its stake (casino/sql.py). Limits are checked under that
+    writes the round, its audit event and its stake (casino/sql/). Limits are checked under that
     lock and in the staking transaction: concurrent rounds of one player cannot together overshoot
     a limit. `round_id`: the id chosen before (a seamless round's, which its debit carries).
     `request_key`: the API request's Idempotency-Key (core/idempotency.py `idempotent_folded`),
@@ -340,7 +340,7 @@ def _decided(round_: Round, action: Action, actor: Actor, *, timed_out: bool) ->
 
 
 def _decision(decided: Round, action: Action, *, wallet_id: int, in_play_id: int) -> sql.Decision:
-    """What the database writes for a decided round (casino/sql.py): the round, its audit event, the raise."""
+    """What the database writes for a decided round (casino/sql/): the round, its audit event, the raise."""
     return sql.Decision(
         round_=decided,
         audit={"decision": action.value, "timed_out": decided.decision_timed_out, "outcome": decided.outcome},
@@ -356,7 +356,7 @@ def _settle_after_commit(round_id: uuid.UUID) -> None:
 def _resolve_decision(round_: Round, action: Action, actor: Actor, *, timed_out: bool, wallet_id: int,
                       in_play_id: int) -> Round:  # fmt: skip
     """Replay the round's cards, take `action` and write the result (and the raise, for war) in
-    one statement (casino/sql.py). Refused for funds, the round is as it was."""
+    one statement (casino/sql/). Refused for funds, the round is as it was."""
     decided = _decided(round_, action, actor, timed_out=timed_out)
     decision = _decision(decided, action, wallet_id=wallet_id, in_play_id=in_play_id)
     try:
@@ -423,7 +423,7 @@ def rounds_decide_overdue_for_player(*, player) -> int:
 def _rounds_take_house_rule(round_ids, *, wait_for_accounts: bool = False) -> int:
     """The house rule for these rounds, a batch per transaction: the rounds read and locked in one
     statement (those another transaction holds left alone), their players' accounts locked and
-    their balances read in one more, then every decision written by one statement (casino/sql.py).
+    their balances read in one more, then every decision written by one statement (casino/sql/).
     War when the wallet can pay the raise, else surrender; a seamless round surrenders (its raise
     would be a debit nobody asked for). Accounts busy right now leave their round to the next run,
     unless `wait_for_accounts` (a player reading their rounds waits for the decision)."""

@@ -94,7 +94,7 @@ def settlement_enqueue(round_id: uuid.UUID) -> None:
 
 
 def _settle(*, ids: list[uuid.UUID] | None, resolved_before, limit: int) -> sql.Settled:
-    """One transaction: settle the rounds in one statement (casino/sql.py: each round's payout
+    """One transaction: settle the rounds in one statement (casino/sql/: each round's payout
     posted and the round marked settled; a round whose player's accounts are busy is left for the
     next batch), then record the webhook events of the rounds whose partner takes them."""
     with transaction.atomic():

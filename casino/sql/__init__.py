@@ -3,8 +3,9 @@
 (placing, deciding, settling): docs/BENCHMARKS.md has the figures that asked for them. The rest of
 the casino reads and writes through the ORM.
 
-The writes are functions of the schema (`migrations/0008_round_functions.py`); they move money
-only through the ledger's `ledger_post_entry` and record audit events through `core_audit_record`.
+The writes are functions of the schema, each in its file (`casino/sql/<function>.sql`, loaded by
+the migrations: core/sql_functions.py); they move money only through the ledger's
+`ledger_post_entries` and record audit events through `core_audit_record`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Every hand-written SQL statement of core, one named function each, each tested in
 `tests/core/test_sql.py`: the idempotency record's two statements, on every request that moves
-money. `core_audit_record` (migrations/0003) writes audit events for other apps' functions."""
+money. `core_audit_record` writes audit events for other apps' functions. Each function of the
+schema is in its file, `core/sql/<function>.sql` (loaded by the migrations: core/sql_functions.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import NamedTuple
 
 from django.db import connection
 
-# Both are functions of the schema (migrations/0005), so that another app's statement can carry
+# Both are functions of the schema (core/sql/core_idempotency_*.sql), so that another app's statement can carry
 # them too: `IDEMPOTENCY_CLAIM_FROM` joined into its first statement, `IDEMPOTENCY_STORE_CALL` in the
 # select list of its last, with the parameters of `idempotency_claim_params`/`idempotency_store_params`.
 IDEMPOTENCY_CLAIM_FROM = "core_idempotency_claim(%s, %s, %s, %s) AS claim"

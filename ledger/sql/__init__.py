@@ -2,10 +2,12 @@
 `tests/ledger/test_sql.py`. The services call these; the rest of the ledger's reads and writes go
 through the ORM.
 
-The schema's own SQL, which the database runs by itself, is versioned with the schema: the
-append-only and balance triggers (`migrations/0002_database_guards.py`) and `ledger_post_entry`,
-the whole posting of an entry in one call, request hash included (`migrations/0005_*`). Other
-apps' SQL posts through that function too (casino settlement), never by writing ledger tables.
+The schema's own SQL, which the database runs by itself, is in one file per function
+(`ledger/sql/<function>.sql`, loaded by the migrations: core/sql_functions.py): the append-only and
+balance triggers' functions (the triggers: the squashed migration 0001), `ledger_post_entries`, the
+whole posting of entries in one call, request hash included, and `ledger_house_shard`, the rule of
+the house shard. Other apps' SQL posts through it too (casino settlement), never by writing ledger
+tables.
 """
 
 from __future__ import annotations

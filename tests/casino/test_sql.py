@@ -1,4 +1,4 @@
-"""Each statement of casino/sql.py, on real PostgreSQL: what it reads, what it writes, what it refuses."""
+"""Each statement of casino/sql/, on real PostgreSQL: what it reads, what it writes, what it refuses."""
 
 import uuid
 from datetime import timedelta

@@ -1,4 +1,4 @@
-"""Each statement of core/sql.py, and core_audit_record, on real PostgreSQL."""
+"""Each statement of core/sql/, and core_audit_record, on real PostgreSQL."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""Each statement of ledger/sql.py, on real PostgreSQL."""
+"""Each statement of ledger/sql/, on real PostgreSQL."""
 
 import psycopg
 import pytest
