@@ -1,3 +1,4 @@
+-- One round's decision: casino_rounds_decide with one round.
 CREATE OR REPLACE FUNCTION casino_round_decide(
     p_round jsonb, p_audit jsonb, p_raise_key text, p_wallet bigint, p_in_play bigint
 ) RETURNS void LANGUAGE plpgsql AS $$

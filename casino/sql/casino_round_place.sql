@@ -1,3 +1,7 @@
+-- Placing a round, in one statement (casino.services.rounds.round_place decided everything):
+-- counts the seed pair's nonce up (it must still be the round's: else CSN01), inserts the round
+-- (a row of casino_round as JSON), records `round.placed` and, last (the wallet row stays locked
+-- only from here to the commit), posts the stake from the wallet into money in play.
 CREATE OR REPLACE FUNCTION casino_round_place(
     p_round jsonb, p_audit jsonb, p_stake_key text, p_stake_reason text,
     p_wallet bigint, p_in_play bigint, p_stake bigint

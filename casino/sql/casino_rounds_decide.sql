@@ -1,3 +1,7 @@
+-- The decisions of several rounds written by one statement (one round: casino_round_decide; a
+-- batch of overdue ties: the house rule): every round (CSN02 when one no longer awaits a
+-- decision), its `round.decided` audit event, and every raise to go to war posted by one call of
+-- ledger_post_entries (CSN02 when a raise key was used already; LDG01 when a wallet cannot pay).
 CREATE OR REPLACE FUNCTION casino_rounds_decide(
     p_rounds jsonb, p_audits jsonb, p_raise_keys text[], p_wallets bigint[], p_in_play bigint[]
 ) RETURNS void LANGUAGE plpgsql AS $$

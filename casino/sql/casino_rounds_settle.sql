@@ -1,3 +1,11 @@
+-- Settles a batch of resolved transfer-wallet rounds (these ids, or the oldest resolved before a
+-- moment), one batch at a time (an advisory lock it only tries to take). It claims the rounds
+-- (SKIP LOCKED) with their accounts and house shards (ledger_house_shard of `round:<id>:settle`),
+-- locks the accounts it can get at once (ledger_lock_free_accounts: a round of a busy player waits
+-- for the next batch), posts every round's entry (its stake out of money in play, the payout to the
+-- wallet, the rest to or from the house) by one call of ledger_post_entries, and marks the rounds
+-- settled. Answers each settled round with its partner's id when that partner takes webhooks, and
+-- (round NULL) how many it left. CSN03: a settlement key held other content.
 CREATE OR REPLACE FUNCTION casino_rounds_settle(p_ids uuid[], p_resolved_before timestamptz, p_limit integer)
 RETURNS TABLE (settled_round uuid, webhook_partner bigint) LANGUAGE plpgsql AS $$
 DECLARE

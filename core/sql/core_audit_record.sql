@@ -1,3 +1,5 @@
+-- An audit event written from SQL, for another app's function that changes state in one statement
+-- (casino_round_place, casino_rounds_decide); Python writes the same row with core.audit.audit_record.
 CREATE OR REPLACE FUNCTION core_audit_record(
     p_actor_type text, p_actor_id text, p_action text, p_object_type text, p_object_id text, p_data jsonb
 ) RETURNS void LANGUAGE plpgsql AS $$

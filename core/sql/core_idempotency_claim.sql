@@ -1,3 +1,7 @@
+-- The claim of an Idempotency-Key, carried by the first statement of the request's work (core/sql/):
+-- the signed request's nonce recorded (`nonce_taken` for one used already: then no lock, no read),
+-- the key's advisory lock until the end of the transaction if no other request holds it (`free`),
+-- and the stored response, if any.
 CREATE OR REPLACE FUNCTION core_idempotency_claim(p_lock bigint, p_scope text, p_key text, p_nonce text)
 RETURNS TABLE (free boolean, request_hash text, response_status integer, response_text text,
                response_content_type text, response_headers jsonb, nonce_taken boolean) LANGUAGE plpgsql AS $$

@@ -1,3 +1,5 @@
+-- The response stored under its Idempotency-Key, carried by the last statement of the request's
+-- work; false: a response was stored for this key already.
 CREATE OR REPLACE FUNCTION core_idempotency_store(
     p_scope text, p_key text, p_hash text, p_status integer, p_text text, p_content_type text, p_headers jsonb
 ) RETURNS boolean LANGUAGE plpgsql AS $$

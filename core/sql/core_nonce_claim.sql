@@ -1,3 +1,4 @@
+-- A signed request's nonce recorded in a statement of its own (core/nonces.py); false: used already.
 CREATE OR REPLACE FUNCTION core_nonce_claim(p_nonce text) RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN  -- false: the nonce was used already
     -- Its transaction (the statement's own, at authentication) commits without waiting for the

@@ -1,3 +1,4 @@
+-- The deferred constraint trigger on ledger_journalentry: an entry needs at least two postings (at commit).
 CREATE OR REPLACE FUNCTION ledger_check_new_entry() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     posting_count integer;

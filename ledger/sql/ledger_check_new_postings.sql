@@ -1,3 +1,5 @@
+-- The statement-level trigger on ledger_posting (AFTER INSERT, once per statement): every entry the
+-- statement touched balances per currency, and every new posting is in its account's currency.
 CREATE OR REPLACE FUNCTION ledger_check_new_postings() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     v_entry bigint;

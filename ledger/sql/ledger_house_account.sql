@@ -1,3 +1,5 @@
+-- The house bankroll's account of this currency and shard (ledger_house_shard picks the shard),
+-- opened when missing.
 CREATE OR REPLACE FUNCTION ledger_house_account(p_currency text, p_shard integer)
 RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE

@@ -1,3 +1,5 @@
+-- Of these accounts, lock those no other transaction holds right now (in primary-key order, until the
+-- end of the transaction) and answer their ids, without waiting for the others (settlement).
 CREATE OR REPLACE FUNCTION ledger_lock_free_accounts(p_ids bigint[])
 RETURNS bigint[] LANGUAGE plpgsql AS $$
 DECLARE

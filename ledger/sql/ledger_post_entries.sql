@@ -1,3 +1,10 @@
+-- The only implementation of posting: several entries by one call, each with its own idempotency key,
+-- content and postings (ledger_post_entry is it for one). Each entry's request hash; all entries in
+-- one INSERT (a key taken already answers `replayed`, same content, or `conflict`, and posts nothing);
+-- the accounts locked in primary-key order in one statement and moved in one more (a player account
+-- never below zero after any entry: LDG01; a missing account: LDG02; malformed input: LDG03); all
+-- the postings in one INSERT, which the balance trigger checks entry by entry. The statements run
+-- once per call, whatever the number of entries (docs/BENCHMARKS.md).
 CREATE OR REPLACE FUNCTION ledger_post_entries(
     p_keys text[], p_kinds text[], p_reasons text[], p_actor_types text[], p_actor_ids text[],
     p_reference_types text[], p_reference_ids text[], p_reverses bigint[],

@@ -1,3 +1,4 @@
+-- One entry posted: ledger_post_entries with one entry (ledger.sql.post_entry).
 CREATE OR REPLACE FUNCTION ledger_post_entry(
     p_key text, p_kind text, p_reason text, p_actor_type text, p_actor_id text,
     p_reference_type text, p_reference_id text, p_reverses bigint,

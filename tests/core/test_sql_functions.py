@@ -6,8 +6,9 @@ import re
 
 import pytest
 from django.db import DatabaseError, connection, transaction
+from django.db.migrations.state import ProjectState
 
-from core.sql_functions import function_files, function_load, function_sql
+from core.sql_functions import function_create, function_drop, function_files, function_load, function_sql
 
 pytestmark = pytest.mark.django_db
 
@@ -74,3 +75,26 @@ def test_a_file_is_loaded_unchecked_against_the_tables_and_the_setting_put_back(
         with pytest.raises(DatabaseError), transaction.atomic():
             cursor.execute(sql.replace("core_test_unchecked", "core_test_checked"))
         transaction.set_rollback(True)
+
+
+def test_the_migration_operations_create_and_drop_a_function_from_its_file():
+    """`function_create` loads the file forward and drops the function backward (every argument list
+    of its name); `function_drop` drops one that is there, and passes over one that is not."""
+
+    def exists() -> bool:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_proc WHERE proname = 'ledger_house_shard'")
+            return cursor.fetchone()[0] == 1
+
+    created = function_create("ledger", "ledger_house_shard")
+    state = ProjectState()
+    with transaction.atomic(), connection.schema_editor(atomic=False) as editor:
+        created.database_backwards("ledger", editor, state, state)
+        assert not exists()
+        created.database_forwards("ledger", editor, state, state)
+        assert exists()
+        function_drop("ledger_house_shard", "text").database_forwards("ledger", editor, state, state)
+        assert not exists()
+        function_drop("ledger_house_shard", "text").database_forwards("ledger", editor, state, state)
+        transaction.set_rollback(True)
+    assert exists()
