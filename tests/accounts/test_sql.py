@@ -1,4 +1,4 @@
-"""Each statement of accounts/sql.py, on real PostgreSQL."""
+"""Each statement of accounts/sql/, on real PostgreSQL."""
 
 import pytest
 
