@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from django.core.validators import RegexValidator
 from django.utils.translation import gettext, gettext_lazy
@@ -20,9 +20,11 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
 from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.response import Response
 
 from core.errors import InvalidInput
 from core.problems import PROBLEM_CONTENT_TYPE
+from core.shapes import page_of, wire, wire_list
 from core.text import PRINTABLE_TEXT
 
 # --- Strict fields --------------------------------------------------------------------------------
@@ -219,26 +221,19 @@ PAGE_PARAMETERS = [
 ]  # fmt: skip
 
 
-def page_of(item: type[serializers.Serializer]) -> type[serializers.Serializer]:
-    """The shape of a page of `item`s, as `Pages` answers it."""
-    name = item.__name__.removesuffix("Serializer")
-    return type(
-        f"{name}PageSerializer",
-        (serializers.Serializer,),
-        {
-            "__module__": item.__module__,
-            "__doc__": f"A page of {name} items, newest first.",
-            "is_page": True,  # core.schema names its GET a list
-            "count": serializers.IntegerField(help_text="How many items there are in all."),
-            "next": serializers.URLField(allow_null=True, help_text="The next page, if any."),
-            "previous": serializers.URLField(allow_null=True, help_text="The previous page, if any."),
-            "results": item(many=True),
-        },
-    )
-
-
-def paginated(request, view, queryset, represent) -> dict:
-    """One page of `queryset`, each item as `represent` makes it, in the page shape of `page_of`."""
+def paginated(request, view, queryset, represent: Callable[[object], object], *, item: type):
+    """One page of `queryset`, each item as `represent` makes it (an `item` shape), as the shape
+    `page_of(item)` declares it."""
     pages = Pages()
     items = pages.paginate_queryset(queryset, request, view=view)
-    return pages.get_paginated_response([represent(item) for item in items]).data
+    return page_of(item)(count=pages.count, next=pages.get_next_link(), previous=pages.get_previous_link(),
+                         results=[represent(one) for one in items])  # fmt: skip
+
+
+# --- Answers ---------------------------------------------------------------------------------------------
+
+
+def answer(shaped, *, status: int = 200) -> Response:
+    """The response that sends a declared answer (core/shapes.py), or a list of them."""
+    body = wire_list(shaped) if isinstance(shaped, list) else wire(shaped)
+    return Response(body, status=status)

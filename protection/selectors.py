@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from django.db.models import Count, Q, Sum
 from django.db.models.functions import Coalesce
 
 from core import clock
-from core.times import rfc3339
 from ledger.models import AccountKind, EntryKind, Posting
 from ledger.selectors import SIGNED
 from protection import sql
 from protection.models import PERIOD_DAYS, Exclusion, LimitKind, LimitPeriod, PlayerLimit, RealityCheck
+from protection.shapes import (
+    ExclusionShape,
+    LimitPendingShape,
+    LimitShape,
+    ProtectionShape,
+    RealityCheckShape,
+    SessionFiguresShape,
+)
+
+if TYPE_CHECKING:  # accounts is above protection (pyproject's layers): for the annotations only
+    from accounts.models import Player
 
 
 def limit_in_force(*, player, kind: str, period: str, at=None) -> PlayerLimit | None:
@@ -92,7 +103,7 @@ def deposited_since(*, player, since) -> int:
 MEASURES = {LimitKind.WAGER: wagered_since, LimitKind.LOSS: net_loss_since, LimitKind.DEPOSIT: deposited_since}
 
 
-def protection_summary(*, player) -> dict:
+def protection_summary(*, player: Player) -> ProtectionShape:
     now = clock.now()
     limits = []
     for kind in LimitKind:
@@ -103,27 +114,28 @@ def protection_summary(*, player) -> dict:
                 continue
             used = MEASURES[kind](player=player, since=now - timedelta(days=PERIOD_DAYS[period]))
             limits.append(
-                {
-                    "kind": kind.value,
-                    "period": period.value,
-                    "amount": current.amount if current else None,
-                    "used": used,
-                    "pending": None
+                LimitShape(
+                    kind=kind,
+                    period=period,
+                    amount=current.amount if current else None,
+                    used=used,
+                    pending=None
                     if pending is None
-                    else {"amount": pending.amount, "effective_from": rfc3339(pending.effective_from)},
-                }
+                    else LimitPendingShape(amount=pending.amount, effective_from=pending.effective_from),
+                )
             )
     exclusion = exclusion_active(player=player, at=now)
     reality = RealityCheck.objects.filter(player=player).first()
-    return {
-        "limits": limits,
-        "exclusion": None if exclusion is None else {"kind": exclusion.kind, "ends_at": rfc3339(exclusion.ends_at)},
-        "reality_check": {"interval_minutes": reality.interval_minutes if reality else 0},
-        "session": session_figures(player=player, reality=reality, now=now),
-    }
+    return ProtectionShape(
+        limits=limits,
+        exclusion=None if exclusion is None else ExclusionShape(kind=exclusion.kind, ends_at=exclusion.ends_at),
+        reality_check=RealityCheckShape(interval_minutes=reality.interval_minutes if reality else 0),
+        session=session_figures(player=player, reality=reality, now=now),
+    )
 
 
-def session_figures(*, player, reality: RealityCheck | None = None, now=None) -> dict:
+def session_figures(*, player: Player, reality: RealityCheck | None = None,
+                    now: datetime | None = None) -> SessionFiguresShape:  # fmt: skip
     """The current session (since the last sign-in), from the wallet's postings: how long, how
     many rounds were staked, how much was staked and the net (a stake not paid back yet counts
     as lost, as for the loss limit)."""
@@ -141,12 +153,12 @@ def session_figures(*, player, reality: RealityCheck | None = None, now=None) ->
     next_check = None
     if interval:
         done = elapsed // (interval * 60)
-        next_check = rfc3339(started + timedelta(minutes=interval * (done + 1)))
-    return {
-        "started_at": rfc3339(started),
-        "elapsed_s": elapsed,
-        "rounds": totals["rounds"],
-        "staked": totals["staked"],
-        "net": totals["net"],
-        "next_reality_check_at": next_check,
-    }
+        next_check = started + timedelta(minutes=interval * (done + 1))
+    return SessionFiguresShape(
+        started_at=started,
+        elapsed_s=elapsed,
+        rounds=totals["rounds"],
+        staked=totals["staked"],
+        net=totals["net"],
+        next_reality_check_at=next_check,
+    )

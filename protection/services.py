@@ -16,14 +16,22 @@ from core.times import moment_text
 from ledger.models import Account
 from ledger.money import format_money
 from ledger.services import ledger_accounts_lock, player_accounts_open
-from protection.models import PERIOD_DAYS, Exclusion, ExclusionKind, LimitKind, LimitPeriod, PlayerLimit, RealityCheck
+from protection.models import (
+    PERIOD_DAYS,
+    REALITY_CHECK_MINUTES,
+    Exclusion,
+    ExclusionKind,
+    LimitKind,
+    LimitPeriod,
+    PlayerLimit,
+    RealityCheck,
+)
 from protection.selectors import MEASURES, exclusion_active, limit_in_force, stake_guards
 from protection.signals import exclusion_started
 
 COOLING_OFF = timedelta(hours=24)
 TIMEOUT_DAYS = (1, 42)  # one day to six weeks
 SELF_EXCLUSION_MONTHS = {6: 183, 12: 365, 60: 1826}
-REALITY_CHECK_MINUTES = (10, 480)
 
 
 def _one_at_a_time(player, *, with_accounts: tuple[Account, ...] = ()) -> None:

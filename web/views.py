@@ -331,7 +331,7 @@ def protection(request):
     summary = protection_summary(player=request.player)
     return render(request, "web/protection.html", {
         "summary": summary,
-        "session_minutes": summary["session"]["elapsed_s"] // 60,
+        "session_minutes": summary.session.elapsed_s // 60,
         "currency": request.player.currency,
         "timeout_days": (1, 3, 7, 14, 30, 42),
         "reality_minutes": (0, 15, 30, 60, 120),
