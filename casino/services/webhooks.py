@@ -19,6 +19,7 @@ from casino.models import Round, WebhookAttempt, WebhookDelivery
 from casino.selectors import round_representation
 from core.after_commit import after_commit, task_enqueue
 from core.outbound import outbound_post
+from core.shapes import wire
 
 LEASE_S = 60  # a delivery being attempted is not picked up again for this long
 MAX_BACKOFF_S = 3600
@@ -35,7 +36,7 @@ def webhook_create_for_round(round_: Round) -> WebhookDelivery | None:
     if partner is None or not partner.webhook_url:
         return None
     delivery = WebhookDelivery(partner=partner, round=round_, next_attempt_at=timezone.now())
-    delivery.payload = {"id": str(delivery.id), "type": "round.settled", "data": round_representation(round_)}
+    delivery.payload = {"id": str(delivery.id), "type": "round.settled", "data": wire(round_representation(round_))}
     delivery.save(force_insert=True)
     after_commit(functools.partial(webhook_enqueue, delivery.id), what=f"queueing webhook {delivery.id}")
     return delivery
