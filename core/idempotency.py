@@ -81,7 +81,8 @@ def idempotency_lock_id(scope: str, key: str) -> int:
 # --- Answers as they were sent ----------------------------------------------------------------------
 # A replay is the first answer's bytes and headers, with `Idempotent-Replayed: true` (API.md): the
 # first answer (the wire form of its declared shape, core/shapes.py; a refusal's problem) is rendered
-# once, stored as that text, and sent from it, the first time and every time after. The replaying request's own id goes in `X-Replay-Request-ID` (core/request_id.py).
+# once, stored as that text, and sent from it, the first time and every time after. The replaying
+# request's own id goes in `X-Replay-Request-ID` (core/request_id.py).
 
 KEPT_HEADERS = ("Retry-After", "Location")  # of a response, besides its type, language and request id
 _RENDERER = JSONRenderer()  # the API's renderer (settings REST_FRAMEWORK): the bytes DRF would send
