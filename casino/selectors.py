@@ -11,7 +11,7 @@ from django.db.models import Count, Sum
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from accounts.models import Player
+from accounts.models import Partner, Player
 from casino.engine import ALL_CARDS, CasinoWarRules, HmacStream, card, server_seed_hash, shoe, shuffle, verify_round
 from casino.engine.war import PRESETS, StealView
 from casino.models import (
@@ -26,6 +26,7 @@ from casino.models import (
     WalletCallStatus,
 )
 from casino.odds import casino_war_odds, decision_values
+from casino.services.matches import MatchReplay
 from casino.shapes import (
     DecisionValuesShape,
     FairnessShape,
@@ -105,11 +106,11 @@ def table_representation(table: Table) -> TableShape:
     )  # fmt: skip
 
 
-def round_list_for_player(*, player):
+def round_list_for_player(*, player: Player):
     return Round.objects.filter(player=player).select_related("seed_pair").order_by("-created_at", "-id")
 
 
-def round_awaiting_decision_id(*, player, table) -> uuid.UUID | None:
+def round_awaiting_decision_id(*, player: Player, table: Table) -> uuid.UUID | None:
     """The newest of the player's rounds at this table that wait for a decision, if any."""
     return (
         Round.objects.filter(player=player, table=table, status=RoundStatus.AWAITING_DECISION)
@@ -118,7 +119,7 @@ def round_awaiting_decision_id(*, player, table) -> uuid.UUID | None:
     )
 
 
-def round_get_for_player(*, player, round_id) -> Round | None:
+def round_get_for_player(*, player: Player, round_id: uuid.UUID | str) -> Round | None:
     try:
         pk = uuid.UUID(str(round_id))
     except ValueError:
@@ -232,7 +233,7 @@ def round_verification(round_: Round) -> str:
     return "verified: the revealed seed deals exactly these cards"
 
 
-def match_get(*, match_id: str, player) -> Match | None:
+def match_get(*, match_id: str, player: Player | None) -> Match | None:
     """A match its caller may see: a player's own matches, or a match dealt without signing in."""
     try:
         match = Match.objects.get(pk=uuid.UUID(str(match_id)))
@@ -247,7 +248,7 @@ MATCH_PAGE_BATTLES = 1_000  # battles (with their events) in one answer, unless 
 MATCH_PAGE_MAX = 2_000  # about 1.2 MB of JSON at most (four seats); a page is a replay of the whole match
 
 
-def match_representation(match: Match, replay, *, offset: int = 0, limit: int = MATCH_PAGE_BATTLES,
+def match_representation(match: Match, replay: MatchReplay, *, offset: int = 0, limit: int = MATCH_PAGE_BATTLES,
                          page_url: Callable[[int], str]) -> MatchShape:  # fmt: skip
     """The match with its deal, a page of its battles (from `offset`, at most `limit`) and their
     events, and, in Steal War, the pending question. The first page also has the events before
@@ -313,12 +314,12 @@ def war_presets() -> list[WarPresetShape]:
 WALLET_CALL_OVERDUE_AFTER = timedelta(minutes=15)
 
 
-def _day_calls(*, partner, day: date):
+def _day_calls(*, partner: Partner, day: date):
     start = datetime.combine(day, time.min, tzinfo=UTC)
     return WalletCall.objects.filter(partner=partner, created_at__gte=start, created_at__lt=start + timedelta(days=1))
 
 
-def wallet_calls_acknowledged_by_currency(*, partner, day: date) -> dict[str, dict[str, dict[str, int]]]:
+def wallet_calls_acknowledged_by_currency(*, partner: Partner, day: date) -> dict[str, dict[str, dict[str, int]]]:
     """A UTC day's calls (made that day) that the partner's wallet acknowledged, counted and
     totalled per currency and kind: {"EUR": {"debits": {"count", "total"}, "credits": ..., "rollbacks": ...}}.
     A rollback's total is its debit's amount."""
@@ -339,7 +340,7 @@ def wallet_calls_acknowledged_by_currency(*, partner, day: date) -> dict[str, di
 RECONCILED_KINDS = {"debit": "debits", "credit": "credits", "rollback": "rollbacks"}
 
 
-def wallet_calls_pending(*, partner, day: date) -> list[dict]:
+def wallet_calls_pending(*, partner: Partner, day: date) -> list[dict]:
     """The day's calls still pending, oldest first, each marked `overdue` when past its retries."""
     now = timezone.now()
     return [
@@ -362,7 +363,7 @@ def wallet_calls_pending(*, partner, day: date) -> list[dict]:
     ]
 
 
-def wallet_debits_unanswered(*, partner, day: date) -> dict:
+def wallet_debits_unanswered(*, partner: Partner, day: date) -> dict:
     """The day's debits that got no usable answer in time (none within WALLET_TIMEOUT_S, a 5xx, a
     lost connection) and were rolled back: the partner's wallet may have applied some of them (a
     `200` after our timeout), which their rollback then undid. Not in `debits`; their rollbacks are
@@ -378,7 +379,7 @@ def wallet_debits_unanswered(*, partner, day: date) -> dict:
             "transaction_ids": [transaction_id for transaction_id, _ in debits]}  # fmt: skip
 
 
-def wallet_calls_reconcile(*, partner, day: date) -> dict:
+def wallet_calls_reconcile(*, partner: Partner, day: date) -> dict:
     """What `partner_reconcile` prints (API.md): the day's acknowledged calls per kind, their totals
     in minor units (a partner's players share one currency in practice; the back office page shows
     them per currency), every call still pending, and the debits without a usable answer

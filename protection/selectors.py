@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
 from core import clock
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # accounts is above protection (pyproject's layers): for the 
     from accounts.models import Player
 
 
-def limit_in_force(*, player, kind: str, period: str, at=None) -> PlayerLimit | None:
+def limit_in_force(*, player: Player, kind: str, period: str, at: datetime | None = None) -> PlayerLimit | None:
     """The limit row in force at `at`: the most recently requested of those already effective."""
     at = at or clock.now()
     return (
@@ -36,7 +36,9 @@ def limit_in_force(*, player, kind: str, period: str, at=None) -> PlayerLimit | 
     )
 
 
-def stake_guards(*, player, kinds, at) -> tuple[bool, dict[tuple[str, str], int | None]]:
+def stake_guards(
+    *, player: Player, kinds: tuple[LimitKind, ...], at: datetime
+) -> tuple[bool, dict[tuple[str, str], int | None]]:
     """Whether the player is excluded at `at`, and the amounts of the limits of these kinds in
     force then, by (kind, period): the rules of `exclusion_active` and `limit_in_force` for all
     of them in one statement (`protection_stake_guards`), because every round and deposit asks
@@ -50,7 +52,7 @@ def limits_by_kind_and_period(limits: list) -> dict[tuple[str, str], int | None]
     return {(kind, period): amount for kind, period, amount in limits}
 
 
-def limit_pending(*, player, kind: str, period: str, at=None) -> PlayerLimit | None:
+def limit_pending(*, player: Player, kind: str, period: str, at: datetime | None = None) -> PlayerLimit | None:
     """A requested change not in force yet (an increase or removal cooling off), if it will win."""
     at = at or clock.now()
     current = limit_in_force(player=player, kind=kind, period=period, at=at)
@@ -64,12 +66,12 @@ def limit_pending(*, player, kind: str, period: str, at=None) -> PlayerLimit | N
     return pending
 
 
-def exclusion_active(*, player, at=None) -> Exclusion | None:
+def exclusion_active(*, player: Player, at: datetime | None = None) -> Exclusion | None:
     at = at or clock.now()
     return Exclusion.objects.filter(player=player, starts_at__lte=at, ends_at__gt=at).order_by("-ends_at").first()
 
 
-def _wallet_postings(*, player, since, kinds):
+def _wallet_postings(*, player: Player, since: datetime, kinds: list[EntryKind]):
     """The postings of the player's wallet made since `since` by entries of these kinds."""
     return Posting.objects.filter(
         account__player=player, account__kind=AccountKind.PLAYER_WALLET, entry__kind__in=kinds,
@@ -77,16 +79,16 @@ def _wallet_postings(*, player, since, kinds):
     )  # fmt: skip
 
 
-def _signed_total(postings) -> int:
+def _signed_total(postings: QuerySet[Posting]) -> int:
     return postings.aggregate(total=Coalesce(Sum(SIGNED), 0))["total"]
 
 
-def wagered_since(*, player, since) -> int:
+def wagered_since(*, player: Player, since: datetime) -> int:
     """Stakes that left the wallet in the window: main and tie bets, and raises to go to war."""
     return -_signed_total(_wallet_postings(player=player, since=since, kinds=[EntryKind.STAKE]))
 
 
-def net_loss_since(*, player, since) -> int:
+def net_loss_since(*, player: Player, since: datetime) -> int:
     """What the player has lost (>= 0) in the window: stakes out of the wallet less payouts into
     it. A stake not paid back yet (its round waits for a decision, or for settlement) counts as
     lost: the cautious reading."""
@@ -94,7 +96,7 @@ def net_loss_since(*, player, since) -> int:
     return max(0, -_signed_total(_wallet_postings(player=player, since=since, kinds=kinds)))
 
 
-def deposited_since(*, player, since) -> int:
+def deposited_since(*, player: Player, since: datetime) -> int:
     """Money brought into the wallet in the window: deposits and partner transfers in."""
     kinds = [EntryKind.DEPOSIT, EntryKind.TRANSFER_IN]
     return _signed_total(_wallet_postings(player=player, since=since, kinds=kinds))

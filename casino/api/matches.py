@@ -15,8 +15,9 @@ from rest_framework.permissions import AllowAny
 from rest_framework.views import APIView
 
 from casino.api.serializers import MatchCreateSerializer, MatchDecisionSerializer
+from casino.models import Match
 from casino.selectors import MATCH_PAGE_BATTLES, MATCH_PAGE_MAX, match_get, match_representation, war_presets
-from casino.services.matches import MAX_BATTLES_LIMIT, match_decide, match_replay, match_start
+from casino.services.matches import MAX_BATTLES_LIMIT, MatchReplay, match_decide, match_replay, match_start
 from casino.shapes import MatchShape, WarPresetShape
 from core.api import answer, problems, query_whole_number, validated
 from core.errors import NotFound
@@ -70,7 +71,7 @@ class MatchView(APIView):
             throttles_charge(self.request, self, played)
         return super().handle_exception(exc)
 
-    def match_page(self, match, replay, *, replays: int = 1, offset: int = 0,
+    def match_page(self, match: Match, replay: MatchReplay, *, replays: int = 1, offset: int = 0,
                    limit: int = MATCH_PAGE_BATTLES) -> MatchShape:  # fmt: skip
         """One page of the replayed match; the battles played for it charged to the caller's budgets."""
         throttles_charge(self.request, self, replays * max(len(replay.battles), 1) + replay.discarded)

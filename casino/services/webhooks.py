@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import uuid
 from datetime import timedelta
 
 from django.db import transaction
@@ -42,12 +43,12 @@ def webhook_create_for_round(round_: Round) -> WebhookDelivery | None:
     return delivery
 
 
-def webhook_enqueue(delivery_id) -> None:
+def webhook_enqueue(delivery_id: uuid.UUID | str) -> None:
     task_enqueue(DELIVER_WEBHOOK_TASK, delivery_id, attempt_now=lambda: webhook_deliver(delivery_id=delivery_id),
                  what=f"webhook {delivery_id}")  # fmt: skip
 
 
-def webhook_deliver(*, delivery_id) -> bool:
+def webhook_deliver(*, delivery_id: uuid.UUID | str) -> bool:
     """One attempt. Returns True once the partner has acknowledged the event (now or before)."""
     now = timezone.now()
     with transaction.atomic():
