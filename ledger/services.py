@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
@@ -78,7 +78,12 @@ def outside_account(*, currency: str) -> Account:
     return _system_account(kind=AccountKind.OUTSIDE, currency=currency)
 
 
-def player_accounts_open(*, player: Player) -> tuple[Account, Account]:
+class PlayerAccounts(NamedTuple):
+    wallet: Account
+    in_play: Account
+
+
+def player_accounts_open(*, player: Player) -> PlayerAccounts:
     """The player's wallet and money-in-play accounts, created together (adjacent primary keys)."""
     accounts = {a.kind: a for a in sql.accounts_of_player(player_id=player.pk, currency=player.currency)}
     if len(accounts) < 2:
@@ -88,7 +93,7 @@ def player_accounts_open(*, player: Player) -> tuple[Account, Account]:
                     accounts[kind], _ = Account.objects.get_or_create(
                         kind=kind, currency=player.currency, player=player
                     )
-    return accounts[AccountKind.PLAYER_WALLET], accounts[AccountKind.PLAYER_IN_PLAY]
+    return PlayerAccounts(wallet=accounts[AccountKind.PLAYER_WALLET], in_play=accounts[AccountKind.PLAYER_IN_PLAY])
 
 
 def partner_account_open(*, partner: Partner, currency: str) -> Account:

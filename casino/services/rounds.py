@@ -149,17 +149,18 @@ def _check_table(table: Table | None, *, table_id: int, player: Player, main: in
     return table
 
 
-def _opened(*, player: Player, table_id: int, at: datetime, request_key: RequestKey | None = None):
+def _opened(*, player: Player, table_id: int, at: datetime, request_key: RequestKey | None = None) -> sql.Opened:
     """The round's first statement (casino/sql.py): the player's seed pair locked, the table, the
     player's exclusion and limits and its accounts, and with `request_key` the request's
     idempotency claim (which leaves here unless this request took the key); a player's first
     round makes its seed pair."""
     guard_kinds = [str(kind) for kind in STAKE_GUARD_KINDS]
     if request_key is not None:
-        claim, opened = sql.round_open_claiming(claim=request_key.claim_params(), player_id=player.pk,
-                                                currency=player.currency, table_id=table_id, guard_kinds=guard_kinds,
-                                                at=at)  # fmt: skip
-        request_key.claimed(claim)
+        claimed = sql.round_open_claiming(claim=request_key.claim_params(), player_id=player.pk,
+                                          currency=player.currency, table_id=table_id, guard_kinds=guard_kinds,
+                                          at=at)  # fmt: skip
+        request_key.claimed(claimed.claim)
+        opened = claimed.opened
     else:
         opened = sql.round_open(player_id=player.pk, currency=player.currency, table_id=table_id,
                                 guard_kinds=guard_kinds, at=at)  # fmt: skip
@@ -180,10 +181,10 @@ def round_stake_check(*, player: Player, table_id: int, main_bet: int, tie_bet: 
         raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
     with transaction.atomic():  # the seed pair's lock is released at once: nothing is written
         now = clock.now()
-        _pair, table, excluded, limits, _wallet, _in_play = _opened(player=player, table_id=table_id, at=now)
-        table = _check_table(table, table_id=table_id, player=player, main=main_bet, tie=tie_bet)
+        opened = _opened(player=player, table_id=table_id, at=now)
+        table = _check_table(opened.table, table_id=table_id, player=player, main=main_bet, tie=tie_bet)
         protection_check_stake(player=player, amount=main_bet + tie_bet,
-                               guards=(excluded, limits_by_kind_and_period(limits)))  # fmt: skip
+                               guards=(opened.excluded, limits_by_kind_and_period(opened.limits)))  # fmt: skip
     return table
 
 
@@ -209,10 +210,11 @@ def round_place(*, player: Player, table_id: int, main_bet: int, tie_bet: int = 
         raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
     with atomic_step():  # nested: a savepoint, so a refusal leaves the caller's transaction usable
         now = clock.now()  # protection's clock: limits and exclusions are read at this moment
-        pair, table, excluded, limits, wallet_id, in_play_id = _opened(player=player, table_id=table_id, at=now,
-                                                                       request_key=request_key)  # fmt: skip
-        table = _check_table(table, table_id=table_id, player=player, main=main, tie=tie)
-        protection_check_stake(player=player, amount=main + tie, guards=(excluded, limits_by_kind_and_period(limits)))
+        opened = _opened(player=player, table_id=table_id, at=now, request_key=request_key)
+        pair, wallet_id, in_play_id = opened.pair, opened.wallet_id, opened.in_play_id
+        table = _check_table(opened.table, table_id=table_id, player=player, main=main, tie=tie)
+        protection_check_stake(player=player, amount=main + tie,
+                               guards=(opened.excluded, limits_by_kind_and_period(opened.limits)))  # fmt: skip
         if before_staking is not None:
             before_staking()
         rules = table.rules
@@ -379,7 +381,7 @@ def round_decide(*, player: Player, round_id: str, action: Action, actor: Actor,
         found = sql.round_for_decision(round_id=_uuid_or_404(round_id), player_id=player.pk)
         if found is None:
             raise NotFound(gettext("no such round"))
-        round_, wallet_id, in_play_id = found
+        round_, wallet_id, in_play_id = found.round, found.wallet_id, found.in_play_id
         if round_.status != RoundStatus.AWAITING_DECISION:
             raise RoundNotAwaitingDecision(gettext("the round is %(status)s") % {"status": round_.status})
         if before_staking is not None:
@@ -436,10 +438,10 @@ def _rounds_take_house_rule(round_ids: list[uuid.UUID], *, wait_for_accounts: bo
             found = sql.rounds_for_decision(round_ids=ids, status=RoundStatus.AWAITING_DECISION)
             if not found:
                 return 0  # decided meanwhile, or being decided right now
-            balances = player_accounts_lock(account_ids=[i for _, w, p in found for i in (w, p)],
+            balances = player_accounts_lock(account_ids=[i for one in found for i in (one.wallet_id, one.in_play_id)],
                                             wait=wait_for_accounts)  # fmt: skip
             decisions = []
-            for round_, wallet_id, in_play_id in found:
+            for round_, wallet_id, in_play_id in found:  # sql.ForDecision
                 if wallet_id not in balances or in_play_id not in balances:
                     continue  # a round of this player is being placed or settled: the next run takes it
                 action = Action.SURRENDER if round_.seamless else Action(round_.rules.get("house_rule", Action.WAR))
