@@ -1,7 +1,9 @@
 """What every app's HTTP surface shares: JSON in and out, strict input fields, one declared shape
-per request that both validates it and documents it, problem responses, and pages.
+per request that both validates it and documents it, one per answer (core/shapes.py) that both
+makes it and documents it, problem responses, and pages.
 
-Views validate with `validated(Shape, request.data)`, call one service and serialize. A field
+Views validate with `validated(Shape, request.data)`, call one service and send its declared
+answer (`answer(...)`; `schema_of(...)` in `extend_schema`). A field
 error whose code names a contract error (`invalid_amount`, `unknown_table`...) becomes that
 error; any other is `invalid_input`. A web page that changes the same things (the protection
 forms) validates with the same shapes.
@@ -23,8 +25,8 @@ from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 
 from core.errors import InvalidInput
-from core.problems import PROBLEM_CONTENT_TYPE
-from core.shapes import page_of, wire, wire_list
+from core.problems import PROBLEM_CONTENT_TYPE, ProblemShape
+from core.shapes import page_of, schema_of, wire, wire_list
 from core.text import PRINTABLE_TEXT
 
 # --- Strict fields --------------------------------------------------------------------------------
@@ -160,20 +162,10 @@ def validated(shape: type[serializers.Serializer], data: object, **context) -> d
 # --- Problems, in the schema ----------------------------------------------------------------------
 
 
-class ProblemSerializer(serializers.Serializer):
-    type = serializers.CharField()
-    title = serializers.CharField()
-    status = serializers.IntegerField()
-    detail = serializers.CharField()
-    code = serializers.CharField(help_text="Machine code, e.g. insufficient_funds; never changes.")
-    errors = serializers.DictField(required=False, help_text="Invalid input: the messages of each field.")
-    request_id = serializers.CharField(help_text="The response's X-Request-ID, also in the server's log lines.")
-
-
 def problems(*statuses: int) -> dict:
     """Schema responses: these statuses answer `application/problem+json`."""
     return {
-        (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(ProblemSerializer, description="A problem (RFC 9457).")
+        (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(schema_of(ProblemShape), description="A problem (RFC 9457).")
         for status in statuses
     }
 
