@@ -51,3 +51,16 @@ def test_work_that_does_not_carry_the_claim_is_refused_and_stores_nothing():
         idempotent_folded(_request(key="fold-2"), scope="t:2", work=lambda request_key: None,
                           respond=lambda made: (201, MadeShape(made=made)))  # fmt: skip
     assert not IdempotencyRecord.objects.filter(scope="t:2").exists()
+
+
+def test_what_is_stored_for_a_replay_is_made_from_a_declared_shape_only():
+    """The stored bytes are the rendering of the answer's shape (core/shapes.py): a hand-built body
+    is refused before anything is stored."""
+    with pytest.raises(TypeError):
+        idempotent_folded(_request(key="fold-3"), scope="t:3", work=_carrying_work,
+                          respond=lambda made: (201, {"made": made}))  # fmt: skip
+    assert not IdempotencyRecord.objects.filter(scope="t:3").exists()
+    first = idempotent_folded(_request(key="fold-4"), scope="t:4", work=_carrying_work,
+                              respond=lambda made: (201, MadeShape(made=made)))  # fmt: skip
+    stored = IdempotencyRecord.objects.get(scope="t:4")
+    assert first.rendered_content == stored.response_text.encode() == b'{"made":"made"}'
