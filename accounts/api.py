@@ -21,29 +21,26 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import PartnerRateThrottle, PartnerSignatureAuthentication, PlayerTokenAuthentication
+from accounts.models import Player, Transfer
 from accounts.partners import partner_player_get, partner_player_upsert, partner_transfer
 from accounts.selectors import partner_transfers
 from accounts.serializers import (
     CredentialsSerializer,
     PartnerPlayerSerializer,
-    PasswordChangedSerializer,
     PasswordChangeSerializer,
-    PlayerSerializer,
     SignupSerializer,
-    TokenSerializer,
     TransferCreateSerializer,
     TransferFilterSerializer,
-    TransferListedSerializer,
-    TransferSerializer,
 )
 from accounts.services import player_password_change, player_session_sign_in, player_signup, player_token_sign_in
+from accounts.shapes import PasswordChangedShape, PlayerShape, TokenShape, TransferListedShape, TransferShape
 from accounts.tokens import token_issue, tokens_revoke
 from core.actors import Actor
-from core.api import PAGE_PARAMETERS, page_of, paginated, problems, validated
+from core.api import PAGE_PARAMETERS, answer, paginated, problems, validated
 from core.errors import NotAPlayer
 from core.idempotency import IDEMPOTENCY_HEADER, idempotent
+from core.shapes import page_of, schema_of
 from core.throttling import AnonymousRateThrottle, PlayerRateThrottle
-from core.times import rfc3339
 from ledger.selectors import player_wallet_summary
 
 # --- Who a player endpoint acts for ------------------------------------------------------------------
@@ -106,14 +103,14 @@ def player_paths(endpoints, *, partner: bool) -> list:
     return [path(route, _scoped(PlayerScoped, view).as_view(), name=name) for route, view, name in endpoints]
 
 
-def player_representation(player) -> dict:
-    return {
-        "id": str(player.pk),
-        "username": player.user.username,
-        "email": player.user.email,
-        "currency": player.currency,
-        "external_id": player.external_id or None,
-    }
+def player_representation(player: Player) -> PlayerShape:
+    return PlayerShape(
+        id=str(player.pk),
+        username=player.user.username,
+        email=player.user.email,
+        currency=player.currency,
+        external_id=player.external_id or None,
+    )
 
 
 # --- Public: sign up, sign in ------------------------------------------------------------------------
@@ -124,10 +121,12 @@ class SignupView(APIView):
     permission_classes = [AllowAny]
     throttle_classes = [AnonymousRateThrottle]
 
-    @extend_schema(request=SignupSerializer, responses={201: PlayerSerializer, **problems(400, 429)}, summary="Sign up")
+    @extend_schema(
+        request=SignupSerializer, responses={201: schema_of(PlayerShape), **problems(400, 429)}, summary="Sign up"
+    )
     def post(self, request):
         player = player_signup(**validated(SignupSerializer, request.data), request=request._request)
-        return Response(player_representation(player), status=201)
+        return answer(player_representation(player), status=201)
 
 
 class TokenView(APIView):
@@ -145,11 +144,13 @@ class TokenView(APIView):
         return super().get_authenticators()
 
     @extend_schema(
-        request=CredentialsSerializer, responses={200: TokenSerializer, **problems(400, 429)}, summary="Get a token"
+        request=CredentialsSerializer,
+        responses={200: schema_of(TokenShape), **problems(400, 429)},
+        summary="Get a token",
     )
     def post(self, request):
         token = player_token_sign_in(request=request._request, **validated(CredentialsSerializer, request.data))
-        return Response({"token": token})
+        return answer(TokenShape(token=token))
 
     @extend_schema(
         request=None, responses={204: OpenApiResponse(description="The token is ended."), **problems(401)},
@@ -168,7 +169,8 @@ class PasswordView(APIView):
     throttle_classes = [PlayerRateThrottle]
 
     @extend_schema(
-        request=PasswordChangeSerializer, responses={200: PasswordChangedSerializer, **problems(400, 401, 403, 429)},
+        request=PasswordChangeSerializer,
+        responses={200: schema_of(PasswordChangedShape), **problems(400, 401, 403, 429)},
         summary="Change the password",
     )  # fmt: skip
     def post(self, request):
@@ -178,9 +180,9 @@ class PasswordView(APIView):
         shape = validated(PasswordChangeSerializer, request.data)
         player_password_change(request=request._request, player=player, **shape)
         if request.auth is not None:  # a token: every token ended with the old password; here is a new one
-            return Response({"token": token_issue(user=request.user)})
+            return answer(PasswordChangedShape(token=token_issue(user=request.user)))
         update_session_auth_hash(request._request, request.user)  # this session goes on, the others end
-        return Response({"token": None})
+        return answer(PasswordChangedShape(token=None))
 
 
 def _refuse_cross_site(request) -> None:
@@ -203,13 +205,13 @@ class SessionView(APIView):
 
     @extend_schema(
         request=CredentialsSerializer,
-        responses={200: PlayerSerializer, **problems(400, 403, 429)},
+        responses={200: schema_of(PlayerShape), **problems(400, 403, 429)},
         summary="Sign in with the session cookie",
     )
     def post(self, request):
         _refuse_cross_site(request._request)
         player = player_session_sign_in(request=request._request, **validated(CredentialsSerializer, request.data))
-        return Response(player_representation(player))
+        return answer(player_representation(player))
 
     @extend_schema(request=None, responses={204: OpenApiResponse(description="Signed out.")}, summary="Sign out")
     def delete(self, request):
@@ -227,16 +229,16 @@ class PartnerPlayerView(APIView):
 
     @extend_schema(
         request=PartnerPlayerSerializer,
-        responses={200: PlayerSerializer, 201: PlayerSerializer, **problems(400, 401, 422, 429)},
+        responses={200: schema_of(PlayerShape), 201: schema_of(PlayerShape), **problems(400, 401, 422, 429)},
         summary="Create the partner's player if new; return it either way",
     )
     def put(self, request, external_id):
         shape = validated(PartnerPlayerSerializer, request.data)
         player, created = partner_player_upsert(partner=request.auth, external_id=external_id, **shape)
-        return Response(player_representation(player), status=201 if created else 200)
+        return answer(player_representation(player), status=201 if created else 200)
 
 
-def transfer_representation(transfer) -> dict:
+def _transfer_fields(transfer: Transfer) -> dict:
     return {
         "id": str(transfer.id),
         "player": transfer.player.external_id,
@@ -244,15 +246,19 @@ def transfer_representation(transfer) -> dict:
         "amount": transfer.amount,
         "currency": transfer.currency,
         "reference": transfer.reference,
-        "created_at": rfc3339(transfer.created_at),
+        "created_at": transfer.created_at,
     }
+
+
+def transfer_representation(transfer: Transfer) -> TransferListedShape:
+    return TransferListedShape(**_transfer_fields(transfer))
 
 
 def _transfer_filters(request) -> dict:
     return {name: request.query_params[name] for name in ("date", "reference") if name in request.query_params}
 
 
-TRANSFER_PAGE = page_of(TransferListedSerializer)
+TRANSFER_PAGE = schema_of(page_of(TransferListedShape))
 TRANSFER_FILTERS = [
     OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.QUERY, description="Only this UTC day's transfers."),
     OpenApiParameter(
@@ -279,7 +285,7 @@ class PartnerTransfersView(APIView):
     def get(self, request):
         filters = validated(TransferFilterSerializer, _transfer_filters(request))
         transfers = partner_transfers(partner=request.auth, **filters)
-        return Response(paginated(request, self, transfers, transfer_representation))
+        return answer(paginated(request, self, transfers, transfer_representation, item=TransferListedShape))
 
 
 class PartnerTransferView(PartnerScoped):
@@ -293,12 +299,12 @@ class PartnerTransferView(PartnerScoped):
     def get(self, request, external_id):
         filters = validated(TransferFilterSerializer, _transfer_filters(request))
         transfers = partner_transfers(partner=request.auth, player=request.player, **filters)
-        return Response(paginated(request, self, transfers, transfer_representation))
+        return answer(paginated(request, self, transfers, transfer_representation, item=TransferListedShape))
 
     @extend_schema(
         request=TransferCreateSerializer,
         parameters=[IDEMPOTENCY_HEADER],
-        responses={201: TransferSerializer, **problems(400, 401, 404, 409, 422, 429)},
+        responses={201: schema_of(TransferShape), **problems(400, 401, 404, 409, 422, 429)},
         summary="Move money between the partner and the player's wallet",
     )
     def post(self, request, external_id):
@@ -307,10 +313,8 @@ class PartnerTransferView(PartnerScoped):
 
         def work():
             transfer = partner_transfer(partner=partner, player=player, **shape)
-            return 201, {
-                **transfer_representation(transfer),
-                "balance": player_wallet_summary(player=player)["balance"],
-            }
+            balance = player_wallet_summary(player=player)["balance"]
+            return 201, TransferShape(**_transfer_fields(transfer), balance=balance)
 
         return idempotent(request, scope=request.actor.scope, work=work)
 

@@ -28,7 +28,7 @@ import hashlib
 import re
 import secrets
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -184,7 +184,7 @@ def game_session_open(*, launch_token: str) -> tuple[GameSession, str]:
 # --- On every request -------------------------------------------------------------------------------------
 
 
-def game_session_end_reason(session: GameSession, *, now=None) -> str | None:
+def game_session_end_reason(session: GameSession, *, now: datetime | None = None) -> str | None:
     """Why the session is over (a GameSessionEnd), or None while it is open."""
     if session.ended_at is not None:
         return session.ended_reason

@@ -1,4 +1,5 @@
-"""Shapes of the accounts API: sign-up, sign-in, partners' players and transfers."""
+"""Shapes of the requests to the accounts API: sign-up, sign-in, partners' players and transfers
+(validated); its answers are accounts/shapes.py's."""
 
 from __future__ import annotations
 
@@ -49,14 +50,6 @@ class SignupSerializer(serializers.Serializer):
     )  # fmt: skip
 
 
-class PlayerSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    username = serializers.CharField()
-    email = serializers.CharField()
-    currency = serializers.CharField()
-    external_id = serializers.CharField(allow_null=True, help_text="The partner's id of its player; null otherwise.")
-
-
 ProhibitedCharacters = (ProhibitNullCharactersValidator, ProhibitSurrogateCharactersValidator)
 
 
@@ -82,16 +75,6 @@ class PasswordChangeSerializer(serializers.Serializer):
     )  # fmt: skip
 
 
-class PasswordChangedSerializer(serializers.Serializer):
-    token = serializers.CharField(
-        allow_null=True, help_text="Signed in with a token: a new one (every token ended); with the session: null."
-    )
-
-
-class TokenSerializer(serializers.Serializer):
-    token = serializers.CharField(help_text='Send it as "Authorization: Token <token>".')
-
-
 class PartnerPlayerSerializer(serializers.Serializer):
     currency = StrictChoiceField(
         choices=sorted(CURRENCIES), help_text="ISO 4217 code of the new player's wallet (a currency with cents)."
@@ -102,20 +85,6 @@ class TransferCreateSerializer(serializers.Serializer):
     direction = EnumField(TransferDirection)
     amount = MinorUnitsField()
     reference = PrintableTextField(min_length=1, max_length=128, help_text="The partner's reference (printable).")
-
-
-class TransferListedSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    player = serializers.CharField(help_text="The player's external id.")
-    direction = serializers.ChoiceField(choices=TransferDirection.choices)
-    amount = serializers.IntegerField()
-    currency = serializers.CharField()
-    reference = serializers.CharField(help_text="The partner's reference: one transfer per reference.")
-    created_at = serializers.DateTimeField()
-
-
-class TransferSerializer(TransferListedSerializer):
-    balance = serializers.IntegerField(help_text="The wallet's balance after the transfer.")
 
 
 class TransferFilterSerializer(serializers.Serializer):

@@ -13,6 +13,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import connection, transaction
+from django.http import HttpRequest
 from django.utils.translation import gettext, gettext_lazy
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
@@ -156,7 +157,7 @@ def _lock_name(skeleton: str) -> None:
 
 
 def player_signup(*, username: str, password: str, email: str = "", age_confirmed: bool = False,
-                  terms_accepted: bool = False, request=None) -> Player:  # fmt: skip
+                  terms_accepted: bool = False, request: HttpRequest | None = None) -> Player:  # fmt: skip
     """A player signing up on their own (the API and the web form): a valid username, normalised
     (NFKC) and not reading like one taken (accounts/usernames.py), a strong password without
     control characters, an e-mail the account can hold. Sign-ups from one address are counted,
@@ -219,7 +220,7 @@ def _confirmations_record(player: Player, *, age_confirmed: bool, terms_accepted
     return confirmed
 
 
-def player_authenticate(*, request, username: str, password: str) -> Player | None:
+def player_authenticate(*, request: HttpRequest, username: str, password: str) -> Player | None:
     """The player with these credentials, or None. The username is read as sign-up stores it
     (NFKC). A login that is not a player's (staff, a superuser, a user without a wallet) gets
     nothing here, as if the password were wrong: the player's doors neither sign staff in nor tell
@@ -250,7 +251,7 @@ def player_authenticate(*, request, username: str, password: str) -> Player | No
 PASSWORD_CHANGE_FAILURES_ALLOWED = 10  # wrong current passwords per player, per 15 minutes
 
 
-def player_password_change(*, request, player: Player, old_password: str, new_password: str) -> None:
+def player_password_change(*, request: HttpRequest, player: Player, old_password: str, new_password: str) -> None:
     """A signed-in player's new password: the current one must be right (wrong ones are counted per
     player and address, and every check is one of the address's password hashes), the new one
     passes every validator of AUTH_PASSWORD_VALIDATORS and is not the current one. Every token of
@@ -284,7 +285,7 @@ def player_password_change(*, request, player: Player, old_password: str, new_pa
                  obj_id=player.pk, ip=client_address(request))  # fmt: skip
 
 
-def player_token_sign_in(*, request, username: str, password: str) -> str:
+def player_token_sign_in(*, request: HttpRequest, username: str, password: str) -> str:
     """Sign in for the token API: a new token (accounts/tokens.py); it also starts a new
     reality-check session."""
     player = player_authenticate(request=request, username=username, password=password)
@@ -295,7 +296,7 @@ def player_token_sign_in(*, request, username: str, password: str) -> str:
     return key
 
 
-def player_session_sign_in(*, request, username: str, password: str) -> Player:
+def player_session_sign_in(*, request: HttpRequest, username: str, password: str) -> Player:
     """Sign in with the session cookie (the web front end and its API calls); players only."""
     player = player_authenticate(request=request, username=username, password=password)
     if player is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
 
 from django.db import connection
@@ -10,6 +11,7 @@ from django.db.models import Count, Sum
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from accounts.models import Partner, Player
 from casino.engine import ALL_CARDS, CasinoWarRules, HmacStream, card, server_seed_hash, shoe, shuffle, verify_round
 from casino.engine.war import PRESETS, StealView
 from casino.models import (
@@ -24,6 +26,28 @@ from casino.models import (
     WalletCallStatus,
 )
 from casino.odds import casino_war_odds, decision_values
+from casino.services.matches import MatchReplay
+from casino.shapes import (
+    DecisionValuesShape,
+    FairnessShape,
+    HouseEdgeShape,
+    MatchBattleShape,
+    MatchEventShape,
+    MatchFairnessShape,
+    MatchPageShape,
+    MatchQuestionShape,
+    MatchResultShape,
+    MatchShape,
+    NetsShape,
+    PreviousSeedShape,
+    RoundFairnessShape,
+    RoundRulesShape,
+    RoundShape,
+    TableRulesShape,
+    TableShape,
+    WarCardsShape,
+    WarPresetShape,
+)
 from core.rows import instances_from_row, select_list
 from core.times import rfc3339
 
@@ -71,32 +95,22 @@ def table_house_edge(*, table: Table) -> dict[str, float]:
     return casino_war_odds(table.decks, table.tie_pays, table.tie_after_tie_bonus).as_json()
 
 
-def table_representation(table: Table) -> dict:
-    return {
-        "id": str(table.pk),
-        "name": table.name,
-        "currency": table.currency,
-        "min_bet": table.min_bet,
-        "max_bet": table.max_bet,
-        "bet_step": table.bet_step,
-        "max_tie_bet": table.max_tie_bet,
-        "rules": {
-            "decks": table.decks,
-            "burn": table.burn,
-            "tie_pays": table.tie_pays,
-            "tie_after_tie_bonus": table.tie_after_tie_bonus,
-            "shuffle": table.shuffle,
-            "decision_timeout_s": table.decision_timeout_s,
-        },
-        "house_edge": table_house_edge(table=table),
-    }
+def table_representation(table: Table) -> TableShape:
+    return TableShape(
+        id=str(table.pk), name=table.name, currency=table.currency, min_bet=table.min_bet, max_bet=table.max_bet,
+        bet_step=table.bet_step, max_tie_bet=table.max_tie_bet,
+        rules=TableRulesShape(decks=table.decks, burn=table.burn, tie_pays=table.tie_pays,
+                              tie_after_tie_bonus=table.tie_after_tie_bonus, shuffle=table.shuffle,
+                              decision_timeout_s=table.decision_timeout_s),
+        house_edge=HouseEdgeShape(**table_house_edge(table=table)),
+    )  # fmt: skip
 
 
-def round_list_for_player(*, player):
+def round_list_for_player(*, player: Player):
     return Round.objects.filter(player=player).select_related("seed_pair").order_by("-created_at", "-id")
 
 
-def round_awaiting_decision_id(*, player, table) -> uuid.UUID | None:
+def round_awaiting_decision_id(*, player: Player, table: Table) -> uuid.UUID | None:
     """The newest of the player's rounds at this table that wait for a decision, if any."""
     return (
         Round.objects.filter(player=player, table=table, status=RoundStatus.AWAITING_DECISION)
@@ -105,7 +119,7 @@ def round_awaiting_decision_id(*, player, table) -> uuid.UUID | None:
     )
 
 
-def round_get_for_player(*, player, round_id) -> Round | None:
+def round_get_for_player(*, player: Player, round_id: uuid.UUID | str) -> Round | None:
     try:
         pk = uuid.UUID(str(round_id))
     except ValueError:
@@ -113,7 +127,7 @@ def round_get_for_player(*, player, round_id) -> Round | None:
     return Round.objects.filter(pk=pk, player=player).select_related("seed_pair").first()
 
 
-def round_decision_values(round_: Round) -> dict[str, float] | None:
+def round_decision_values(round_: Round) -> DecisionValuesShape | None:
     """What going to war and surrendering are worth (expected net per unit of the main bet),
     given the cards the player has seen in this shoe."""
     if round_.status != RoundStatus.AWAITING_DECISION:
@@ -131,83 +145,65 @@ def round_decision_values(round_: Round) -> dict[str, float] | None:
     for code in seen:
         unseen[card(code).rank] -= 1
     values = decision_values(unseen, tie_after_tie_bonus=round_.rules.get("tie_after_tie_bonus", False))
-    return {"war": float(values["war"]), "surrender": float(values["surrender"])}
+    return DecisionValuesShape(war=float(values["war"]), surrender=float(values["surrender"]))
 
 
 DEFAULT_RULES = CasinoWarRules()
 
 
-def round_rules(round_: Round) -> dict:
+def round_rules(round_: Round) -> RoundRulesShape:
     """What the round pays and what the table decides for it, by the rules it was placed under
     (the table's may have changed since): the page writes its texts from these."""
     rules = round_.rules or {}  # CasinoWarRules.as_json(), stored when the round was placed
-    return {
-        "tie_pays": rules.get("tie_pays", DEFAULT_RULES.tie_pays),
-        "tie_after_tie_bonus": bool(rules.get("tie_after_tie_bonus", DEFAULT_RULES.tie_after_tie_bonus)),
+    return RoundRulesShape(
+        tie_pays=rules.get("tie_pays", DEFAULT_RULES.tie_pays),
+        tie_after_tie_bonus=bool(rules.get("tie_after_tie_bonus", DEFAULT_RULES.tie_after_tie_bonus)),
         # Overdue, a seamless round always surrenders (its raise would be a debit nobody asked for).
-        "house_rule": "surrender" if round_.seamless else rules.get("house_rule", DEFAULT_RULES.house_rule.value),
-    }
+        house_rule="surrender" if round_.seamless else rules.get("house_rule", DEFAULT_RULES.house_rule.value),
+    )
 
 
-def round_representation(round_: Round) -> dict:
+def round_representation(round_: Round) -> RoundShape:
     """A round as the public contract shows it (API.md), plus a few documented extras."""
     resolved = round_.status != RoundStatus.AWAITING_DECISION
     war = None
     if round_.war_player_card:
-        war = {"player_card": round_.war_player_card, "dealer_card": round_.war_dealer_card}
-    return {
-        "id": str(round_.id),
-        "table": str(round_.table_id),
-        "status": round_.status,
-        "currency": round_.currency,
-        "main_bet": round_.main_bet,
-        "tie_bet": round_.tie_bet,
-        "raise": round_.raise_bet,
-        "player_card": round_.player_card,
-        "dealer_card": round_.dealer_card,
-        "decision": round_.decision or None,
-        "war": war,
-        "outcome": round_.outcome or None,
-        "net": round_.net if resolved else None,
-        "payout": round_.payout if resolved else None,
-        "nets": round_.nets if resolved else None,
-        "decision_deadline": rfc3339(round_.decision_deadline) if not resolved else None,
-        "decision_values": round_decision_values(round_),
-        "decision_timed_out": round_.decision_timed_out,
-        "rules": round_rules(round_),
-        "fairness": {
-            "server_seed_hash": round_.seed_pair.server_seed_hash,
-            "client_seed": round_.seed_pair.client_seed,
-            "nonce": round_.nonce,
-            "server_seed": round_.seed_pair.server_seed if round_.seed_pair.revealed_at else None,
-            "decks": round_.rules["decks"],
-            "burn": round_.rules["burn"],
-            "shuffle": round_.rules.get("shuffle", "fresh"),
-            "shoe_nonce": round_.shoe_nonce,
-            "shoe_position": round_.shoe_position,
-        },
-        "created_at": rfc3339(round_.created_at),
-        "resolved_at": rfc3339(round_.resolved_at),
-        "settled_at": rfc3339(round_.settled_at),
-    }
+        war = WarCardsShape(player_card=round_.war_player_card, dealer_card=round_.war_dealer_card)
+    pair, rules, nets = round_.seed_pair, round_.rules, round_.nets if resolved else None
+    return RoundShape(
+        id=str(round_.id), table=str(round_.table_id), status=round_.status, currency=round_.currency,
+        main_bet=round_.main_bet, tie_bet=round_.tie_bet, raise_=round_.raise_bet, player_card=round_.player_card,
+        dealer_card=round_.dealer_card, decision=round_.decision or None, war=war, outcome=round_.outcome or None,
+        net=round_.net if resolved else None, payout=round_.payout if resolved else None,
+        nets=NetsShape(main=nets["main"], raise_=nets["raise"], tie=nets["tie"], bonus=nets["bonus"]) if nets else None,
+        decision_deadline=round_.decision_deadline if not resolved else None,
+        decision_values=round_decision_values(round_), decision_timed_out=round_.decision_timed_out,
+        rules=round_rules(round_),
+        fairness=RoundFairnessShape(
+            server_seed_hash=pair.server_seed_hash, client_seed=pair.client_seed, nonce=round_.nonce,
+            server_seed=pair.server_seed if pair.revealed_at else None, decks=rules["decks"], burn=rules["burn"],
+            shuffle=rules.get("shuffle", "fresh"), shoe_nonce=round_.shoe_nonce, shoe_position=round_.shoe_position,
+        ),
+        created_at=round_.created_at, resolved_at=round_.resolved_at, settled_at=round_.settled_at,
+    )  # fmt: skip
 
 
-def fairness_representation(*, player, active: SeedPair) -> dict:
+def fairness_representation(*, player: Player, active: SeedPair) -> FairnessShape:
     previous = SeedPair.objects.filter(player=player, active=False).order_by("-revealed_at", "-id").first()
-    return {
-        "server_seed_hash": active.server_seed_hash,
-        "client_seed": active.client_seed,
-        "nonce": active.next_nonce,
-        "next_server_seed_hash": server_seed_hash(active.next_server_seed),
-        "previous": None
+    return FairnessShape(
+        server_seed_hash=active.server_seed_hash,
+        client_seed=active.client_seed,
+        nonce=active.next_nonce,
+        next_server_seed_hash=server_seed_hash(active.next_server_seed),
+        previous=None
         if previous is None
-        else {
-            "server_seed": previous.server_seed,
-            "server_seed_hash": previous.server_seed_hash,
-            "client_seed": previous.client_seed,
-            "last_nonce": previous.next_nonce - 1 if previous.next_nonce else None,
-        },
-    }
+        else PreviousSeedShape(
+            server_seed=previous.server_seed,
+            server_seed_hash=previous.server_seed_hash,
+            client_seed=previous.client_seed,
+            last_nonce=previous.next_nonce - 1 if previous.next_nonce else None,
+        ),
+    )
 
 
 def round_verification(round_: Round) -> str:
@@ -237,7 +233,7 @@ def round_verification(round_: Round) -> str:
     return "verified: the revealed seed deals exactly these cards"
 
 
-def match_get(*, match_id: str, player) -> Match | None:
+def match_get(*, match_id: str, player: Player | None) -> Match | None:
     """A match its caller may see: a player's own matches, or a match dealt without signing in."""
     try:
         match = Match.objects.get(pk=uuid.UUID(str(match_id)))
@@ -252,77 +248,60 @@ MATCH_PAGE_BATTLES = 1_000  # battles (with their events) in one answer, unless 
 MATCH_PAGE_MAX = 2_000  # about 1.2 MB of JSON at most (four seats); a page is a replay of the whole match
 
 
-def match_representation(match: Match, replay, *, offset: int = 0, limit: int = MATCH_PAGE_BATTLES) -> dict:
+def match_representation(match: Match, replay: MatchReplay, *, offset: int = 0, limit: int = MATCH_PAGE_BATTLES,
+                         page_url: Callable[[int], str]) -> MatchShape:  # fmt: skip
     """The match with its deal, a page of its battles (from `offset`, at most `limit`) and their
     events, and, in Steal War, the pending question. The first page also has the events before
     the first battle; the last one every event after its battles (a paused battle's).
-    `page.next_offset`: where the next page starts, None on the last."""
+    `page.next`: `page_url(where the next page starts)`, None on the last."""
     pending = replay.pending
     question = None
     if isinstance(pending, StealView):
-        question = {
-            "kind": "steal",
-            "seat": pending.seat,
-            "card": pending.card.code,
-            "targets": list(pending.targets),
-            "pile_sizes": list(pending.pile_sizes),
-            "pile_tops": [None if c is None else c.code for c in pending.pile_tops],
-            "battle": pending.battle,
-            "in_war": pending.in_war,
-        }
+        question = MatchQuestionShape(
+            kind="steal", seat=pending.seat, card=pending.card.code, targets=list(pending.targets),
+            pile_sizes=list(pending.pile_sizes), pile_tops=[None if c is None else c.code for c in pending.pile_tops],
+            battle=pending.battle, in_war=pending.in_war,
+        )  # fmt: skip
     elif pending is not None:
-        question = {"kind": "top", "seat": pending.seat, "cards": [c.code for c in pending.cards],
-                    "battle": pending.battle}  # fmt: skip
+        question = MatchQuestionShape(kind="top", seat=pending.seat, cards=[c.code for c in pending.cards],
+                                      battle=pending.battle)  # fmt: skip
     finished = match.status == MatchStatus.FINISHED
     revealed = finished or match.human_seat is None  # a person deciding must not see what comes next
     game = replay.game
     total = len(replay.battles)
     last_page = offset + limit >= total
     events = [
-        e.as_json() for e in replay.events
+        MatchEventShape(**e.as_json()) for e in replay.events
         if (e.battle > offset or offset == 0) and (last_page or e.battle <= offset + limit)
     ]  # fmt: skip
-    return {
-        "id": str(match.id),
-        "preset": match.preset,
-        "options": match.options,
-        "seats": len(replay.deal),
-        "human_seat": match.human_seat,
-        "status": match.status,
-        "fairness": {
-            "server_seed_hash": match.server_seed_hash,
-            "server_seed": match.server_seed if revealed else None,
-            "client_seed": match.client_seed,
-            "nonce": 0,
-        },
-        "deal": [[ALL_CARDS[c].code for c in stock] for stock in replay.deal] if revealed else None,
-        "deal_counts": [len(stock) for stock in replay.deal],
-        "result": game.result.as_json() if game is not None else None,
-        "battles": [b.as_json() for b in replay.battles[offset : offset + limit]],
-        "events": events,
-        "page": {
-            "offset": offset,
-            "limit": limit,
-            "battles": total,
-            "next_offset": None if last_page else offset + limit,
-        },
-        "pending": question,
-        "created_at": rfc3339(match.created_at),
-        "finished_at": rfc3339(match.finished_at),
-    }
+    return MatchShape(
+        id=str(match.id), preset=match.preset, options=match.options, seats=len(replay.deal),
+        human_seat=match.human_seat, status=match.status,
+        fairness=MatchFairnessShape(server_seed_hash=match.server_seed_hash,
+                                    server_seed=match.server_seed if revealed else None,
+                                    client_seed=match.client_seed, nonce=0),
+        deal=[[ALL_CARDS[c].code for c in stock] for stock in replay.deal] if revealed else None,
+        deal_counts=[len(stock) for stock in replay.deal],
+        result=MatchResultShape(**game.result.as_json()) if game is not None else None,
+        battles=[MatchBattleShape(**b.as_json()) for b in replay.battles[offset : offset + limit]],
+        events=events,
+        page=MatchPageShape(offset=offset, limit=limit, battles=total,
+                            next=None if last_page else page_url(offset + limit)),
+        pending=question, created_at=rfc3339(match.created_at), finished_at=rfc3339(match.finished_at),
+    )  # fmt: skip
 
 
-def war_presets() -> list[dict]:
+def war_presets() -> list[WarPresetShape]:
     return [
-        {
-            "name": p.name,
-            "family": p.family.value,
-            "seats": list(p.seats),
-            "deck_size": p.deck_size,
-            "defaults": p.defaults,
-            "accepts_jokers": p.accepts_jokers,
-            "description": p.description,
-        }
+        WarPresetShape(
+            name=p.name,
+            family=p.family.value,
+            seats=list(p.seats),
+            deck_size=p.deck_size,
+            defaults=p.defaults,
+            accepts_jokers=p.accepts_jokers,
+            description=p.description,
+        )
         for p in PRESETS.values()
     ]
 
@@ -335,12 +314,12 @@ def war_presets() -> list[dict]:
 WALLET_CALL_OVERDUE_AFTER = timedelta(minutes=15)
 
 
-def _day_calls(*, partner, day: date):
+def _day_calls(*, partner: Partner, day: date):
     start = datetime.combine(day, time.min, tzinfo=UTC)
     return WalletCall.objects.filter(partner=partner, created_at__gte=start, created_at__lt=start + timedelta(days=1))
 
 
-def wallet_calls_acknowledged_by_currency(*, partner, day: date) -> dict[str, dict[str, dict[str, int]]]:
+def wallet_calls_acknowledged_by_currency(*, partner: Partner, day: date) -> dict[str, dict[str, dict[str, int]]]:
     """A UTC day's calls (made that day) that the partner's wallet acknowledged, counted and
     totalled per currency and kind: {"EUR": {"debits": {"count", "total"}, "credits": ..., "rollbacks": ...}}.
     A rollback's total is its debit's amount."""
@@ -361,7 +340,7 @@ def wallet_calls_acknowledged_by_currency(*, partner, day: date) -> dict[str, di
 RECONCILED_KINDS = {"debit": "debits", "credit": "credits", "rollback": "rollbacks"}
 
 
-def wallet_calls_pending(*, partner, day: date) -> list[dict]:
+def wallet_calls_pending(*, partner: Partner, day: date) -> list[dict]:
     """The day's calls still pending, oldest first, each marked `overdue` when past its retries."""
     now = timezone.now()
     return [
@@ -384,7 +363,7 @@ def wallet_calls_pending(*, partner, day: date) -> list[dict]:
     ]
 
 
-def wallet_debits_unanswered(*, partner, day: date) -> dict:
+def wallet_debits_unanswered(*, partner: Partner, day: date) -> dict:
     """The day's debits that got no usable answer in time (none within WALLET_TIMEOUT_S, a 5xx, a
     lost connection) and were rolled back: the partner's wallet may have applied some of them (a
     `200` after our timeout), which their rollback then undid. Not in `debits`; their rollbacks are
@@ -400,7 +379,7 @@ def wallet_debits_unanswered(*, partner, day: date) -> dict:
             "transaction_ids": [transaction_id for transaction_id, _ in debits]}  # fmt: skip
 
 
-def wallet_calls_reconcile(*, partner, day: date) -> dict:
+def wallet_calls_reconcile(*, partner: Partner, day: date) -> dict:
     """What `partner_reconcile` prints (API.md): the day's acknowledged calls per kind, their totals
     in minor units (a partner's players share one currency in practice; the back office page shows
     them per currency), every call still pending, and the debits without a usable answer

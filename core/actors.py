@@ -7,8 +7,12 @@ and the API scopes idempotency keys by it. One type for all of them, in the lowe
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.db import models
+
+if TYPE_CHECKING:  # accounts is above core (pyproject's layers): for the annotations only
+    from accounts.models import Partner, Player, User
 
 
 class ActorType(models.TextChoices):
@@ -29,15 +33,15 @@ class Actor:
         return f"{self.type}:{self.id}"
 
     @classmethod
-    def player(cls, player) -> Actor:
+    def player(cls, player: Player) -> Actor:
         return cls(ActorType.PLAYER, str(player.pk))
 
     @classmethod
-    def partner(cls, partner) -> Actor:
+    def partner(cls, partner: Partner) -> Actor:
         return cls(ActorType.PARTNER, str(partner.pk))
 
     @classmethod
-    def operator(cls, user) -> Actor:
+    def operator(cls, user: User) -> Actor:
         return cls(ActorType.OPERATOR, str(user.pk))
 
     @classmethod

@@ -1,7 +1,9 @@
 """What every app's HTTP surface shares: JSON in and out, strict input fields, one declared shape
-per request that both validates it and documents it, problem responses, and pages.
+per request that both validates it and documents it, one per answer (core/shapes.py) that both
+makes it and documents it, problem responses, and pages.
 
-Views validate with `validated(Shape, request.data)`, call one service and serialize. A field
+Views validate with `validated(Shape, request.data)`, call one service and send its declared
+answer (`answer(...)`; `schema_of(...)` in `extend_schema`). A field
 error whose code names a contract error (`invalid_amount`, `unknown_table`...) becomes that
 error; any other is `invalid_input`. A web page that changes the same things (the protection
 forms) validates with the same shapes.
@@ -12,7 +14,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from django.core.validators import RegexValidator
 from django.utils.translation import gettext, gettext_lazy
@@ -20,9 +22,11 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
 from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.response import Response
 
 from core.errors import InvalidInput
-from core.problems import PROBLEM_CONTENT_TYPE
+from core.problems import PROBLEM_CONTENT_TYPE, ProblemShape
+from core.shapes import page_of, schema_of, wire, wire_list
 from core.text import PRINTABLE_TEXT
 
 # --- Strict fields --------------------------------------------------------------------------------
@@ -158,20 +162,10 @@ def validated(shape: type[serializers.Serializer], data: object, **context) -> d
 # --- Problems, in the schema ----------------------------------------------------------------------
 
 
-class ProblemSerializer(serializers.Serializer):
-    type = serializers.CharField()
-    title = serializers.CharField()
-    status = serializers.IntegerField()
-    detail = serializers.CharField()
-    code = serializers.CharField(help_text="Machine code, e.g. insufficient_funds; never changes.")
-    errors = serializers.DictField(required=False, help_text="Invalid input: the messages of each field.")
-    request_id = serializers.CharField(help_text="The response's X-Request-ID, also in the server's log lines.")
-
-
 def problems(*statuses: int) -> dict:
     """Schema responses: these statuses answer `application/problem+json`."""
     return {
-        (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(ProblemSerializer, description="A problem (RFC 9457).")
+        (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(schema_of(ProblemShape), description="A problem (RFC 9457).")
         for status in statuses
     }
 
@@ -219,26 +213,19 @@ PAGE_PARAMETERS = [
 ]  # fmt: skip
 
 
-def page_of(item: type[serializers.Serializer]) -> type[serializers.Serializer]:
-    """The shape of a page of `item`s, as `Pages` answers it."""
-    name = item.__name__.removesuffix("Serializer")
-    return type(
-        f"{name}PageSerializer",
-        (serializers.Serializer,),
-        {
-            "__module__": item.__module__,
-            "__doc__": f"A page of {name} items, newest first.",
-            "is_page": True,  # core.schema names its GET a list
-            "count": serializers.IntegerField(help_text="How many items there are in all."),
-            "next": serializers.URLField(allow_null=True, help_text="The next page, if any."),
-            "previous": serializers.URLField(allow_null=True, help_text="The previous page, if any."),
-            "results": item(many=True),
-        },
-    )
-
-
-def paginated(request, view, queryset, represent) -> dict:
-    """One page of `queryset`, each item as `represent` makes it, in the page shape of `page_of`."""
+def paginated(request, view, queryset, represent: Callable[[object], object], *, item: type):
+    """One page of `queryset`, each item as `represent` makes it (an `item` shape), as the shape
+    `page_of(item)` declares it."""
     pages = Pages()
     items = pages.paginate_queryset(queryset, request, view=view)
-    return pages.get_paginated_response([represent(item) for item in items]).data
+    return page_of(item)(count=pages.count, next=pages.get_next_link(), previous=pages.get_previous_link(),
+                         results=[represent(one) for one in items])  # fmt: skip
+
+
+# --- Answers ---------------------------------------------------------------------------------------------
+
+
+def answer(shaped, *, status: int = 200) -> Response:
+    """The response that sends a declared answer (core/shapes.py), or a list of them."""
+    body = wire_list(shaped) if isinstance(shaped, list) else wire(shaped)
+    return Response(body, status=status)

@@ -46,12 +46,14 @@ from core.nonces import SignedNonce, nonce_claim, nonce_claim_after_failure, non
 from core.problems import PROBLEM_CONTENT_TYPE, problem_exception_handler
 from core.request_id import HEADER as REQUEST_ID_HEADER
 from core.request_id import REPLAYED_HEADER, current_request_id
+from core.shapes import wire
 from core.sql import StoredAnswer
 from core.transactions import refusals_roll_back_everything, retried_on_conflict
 
 logger = logging.getLogger(__name__)
 KEEP_FOR = timedelta(hours=48)
 T = TypeVar("T")
+Answer = tuple[int, object]  # a response's status and its declared answer (a core.shapes shape)
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
     name="Idempotency-Key",
@@ -78,8 +80,9 @@ def idempotency_lock_id(scope: str, key: str) -> int:
 
 # --- Answers as they were sent ----------------------------------------------------------------------
 # A replay is the first answer's bytes and headers, with `Idempotent-Replayed: true` (API.md): the
-# first answer is rendered once, stored as that text, and sent from it, the first time and every
-# time after. The replaying request's own id goes in `X-Replay-Request-ID` (core/request_id.py).
+# first answer (the wire form of its declared shape, core/shapes.py; a refusal's problem) is rendered
+# once, stored as that text, and sent from it, the first time and every time after. The replaying
+# request's own id goes in `X-Replay-Request-ID` (core/request_id.py).
 
 KEPT_HEADERS = ("Retry-After", "Location")  # of a response, besides its type, language and request id
 _RENDERER = JSONRenderer()  # the API's renderer (settings REST_FRAMEWORK): the bytes DRF would send
@@ -156,13 +159,13 @@ class RequestKey:
     (`idempotent_folded`): the claim in its first statement (`claim_params`, then `claimed` with
     the claim's columns), the stored response in its last (`store_params(what it made)`)."""
 
-    def __init__(self, *, scope: str, key: str, request_hash: str, respond: Callable[[object], tuple[int, dict]],
+    def __init__(self, *, scope: str, key: str, request_hash: str, respond: Callable[[object], Answer],
                  nonce: SignedNonce | None = None):  # fmt: skip
         self.scope, self.key, self.request_hash, self._respond = scope, key, request_hash, respond
         self.nonce = nonce  # a signed request's, recorded with the claim (core/nonces.py)
         self.is_claimed = False
         self.response: StoredAnswer | None = None  # stored with the work
-        self.body = None  # what `response` renders
+        self.body: dict | None = None  # the answer's wire form, which `response` renders
 
     def claim_params(self) -> list:
         """The parameters of `core.sql.IDEMPOTENCY_CLAIM_FROM`."""
@@ -192,10 +195,15 @@ class RequestKey:
 
     def store_params(self, made) -> list:
         """The parameters of `core.sql.IDEMPOTENCY_STORE_CALL`, storing the response to `made`."""
-        status, self.body = self._respond(made)
-        self.response = stored_answer(status=status, body=self.body)
+        self._render(made)
         return sql.idempotency_store_params(scope=self.scope, key=self.key, request_hash=self.request_hash,
                                             answer=self.response)  # fmt: skip
+
+    def _render(self, made) -> None:
+        """The response to `made`: its declared answer rendered once, the bytes stored and sent."""
+        status, shaped = self._respond(made)
+        self.body = wire(shaped)
+        self.response = stored_answer(status=status, body=self.body)
 
     def stored(self, was_stored: bool) -> None:
         """What the store answered: False, a request with this key committed meanwhile; the work must not stand."""
@@ -204,8 +212,7 @@ class RequestKey:
 
     def store(self, made) -> None:
         """The response to `made` stored in a statement of its own, answered as `stored`."""
-        status, self.body = self._respond(made)
-        self.response = stored_answer(status=status, body=self.body)
+        self._render(made)
         self.stored(sql.idempotency_store(scope=self.scope, key=self.key, request_hash=self.request_hash,
                                           answer=self.response))  # fmt: skip
 
@@ -224,7 +231,7 @@ def _request_hash(request) -> str:
     ).hexdigest()
 
 
-def idempotent(request, *, scope: str, work: Callable[[], tuple[int, dict]],
+def idempotent(request, *, scope: str, work: Callable[[], Answer],
                on_refusal: Callable[[ServiceError], None] | None = None) -> Response:  # fmt: skip
     """Run `work` once per (scope, Idempotency-Key); replay its response to retries. `on_refusal`
     runs in the transaction that stores a refusal of the work (what must stand although the work
@@ -239,7 +246,7 @@ def idempotent(request, *, scope: str, work: Callable[[], tuple[int, dict]],
 
 
 def idempotent_folded(request, *, scope: str, work: Callable[[RequestKey], object],
-                      respond: Callable[[object], tuple[int, dict]],
+                      respond: Callable[[object], Answer],
                       on_refusal: Callable[[ServiceError], None] | None = None) -> Response:  # fmt: skip
     """`idempotent` for work on every round's path that carries the key's claim and stored response
     in its own first and last statements (`RequestKey`): two round trips fewer. `work(request_key)`
@@ -302,7 +309,7 @@ def _nonce_recorded(nonce: SignedNonce | None) -> Iterator[None]:
 
 
 def idempotent_around_call(request, *, scope: str, call: Callable[[str, str], T],
-                           work: Callable[[T], tuple[int, dict]],
+                           work: Callable[[T], Answer],
                            on_refusal: Callable[[T, ServiceError], None]) -> Response:  # fmt: skip
     """`idempotent` for work that needs an answer from outside first (a seamless partner's wallet):
     `call(key, request_hash)` runs with no transaction open, after the stored first response was

@@ -25,6 +25,7 @@ from rest_framework.views import exception_handler, set_rollback
 
 from core.errors import ServiceError
 from core.request_id import current_request_id
+from core.shapes import ABSENT, shape, shape_field, wire
 from core.transactions import CONFLICT_ATTEMPTS, transaction_conflict
 
 logger = logging.getLogger(__name__)
@@ -46,19 +47,30 @@ _DRF_CODES = {
 }
 
 
+@shape
+class ProblemShape:
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str = shape_field("Machine code, e.g. insufficient_funds; never changes.")
+    errors: dict = shape_field("Invalid input: the messages of each field.", default=ABSENT)
+    request_id: str = shape_field("The response's X-Request-ID, also in the server's log lines.")
+
+
 def _problem(*, status_code: int, code: str, title: str, detail: str, **extra: object) -> dict:
-    body = {
-        "type": f"https://casino-war.example/problems/{code}",
-        "title": str(title),  # lazily translated texts become the caller's language here
-        "status": status_code,
-        "detail": str(detail),
-        "code": code,
-        **extra,
-    }
-    request_id = current_request_id()
-    if request_id is not None:
-        body["request_id"] = request_id
-    return body
+    """A problem's body, as `ProblemShape` declares it (`extra`: its optional fields)."""
+    return wire(
+        ProblemShape(
+            type=f"https://casino-war.example/problems/{code}",
+            title=str(title),  # lazily translated texts become the caller's language here
+            status=status_code,
+            detail=str(detail),
+            code=code,
+            request_id=current_request_id() or "",  # every request has one (core/request_id.py)
+            **extra,
+        )
+    )
 
 
 def problem_response(*, status_code: int, code: str, title: str, detail: str, **extra: object) -> Response:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from django.db.models import Case, F, Sum, When
 from django.db.models.functions import Coalesce
 
 from ledger.models import Account, AccountKind, Direction, JournalEntry, Posting
+
+if TYPE_CHECKING:  # accounts is above ledger (pyproject's layers): for the annotations only
+    from accounts.models import Player
 
 SIGNED = Case(When(direction=Direction.CREDIT, then=F("amount")), default=-F("amount"))
 
@@ -36,7 +40,7 @@ def account_lines(*, account: Account):
     return Posting.objects.filter(account=account).select_related("entry").order_by(*LINE_ORDER)
 
 
-def player_wallet_lines(*, player):
+def player_wallet_lines(*, player: Player):
     """The lines of the player's wallet (the account whose total is its balance), newest first."""
     return (
         Posting.objects.filter(
@@ -54,7 +58,7 @@ def house_balance(*, currency: str) -> int:
     )["total"]
 
 
-def player_wallet_summary(*, player) -> dict[str, int | str]:
+def player_wallet_summary(*, player: Player) -> dict[str, int | str]:
     balances = dict(Account.objects.filter(player=player, currency=player.currency).values_list("kind", "balance"))
     return {
         "currency": player.currency,
@@ -71,6 +75,6 @@ def entries_for_reference(*, reference_type: str, reference_id: str):
     )
 
 
-def player_money_ever_moved(*, player) -> bool:
+def player_money_ever_moved(*, player: Player) -> bool:
     """Whether any of the player's accounts (in any currency) ever had a posting."""
     return Posting.objects.filter(account__player=player).exists()

@@ -1,4 +1,4 @@
-"""Shapes of the ledger's API, and the one amount field every API takes money with."""
+"""The one amount field every API takes money with (the ledger's answers are ledger/shapes.py's)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from rest_framework.fields import empty
 
 from core.api import StrictIntegerField
 from core.errors import InvalidAmount
-from ledger.models import EntryKind
 from ledger.money import MAX_MINOR_UNITS
 
 
@@ -32,23 +31,3 @@ class MinorUnitsField(StrictIntegerField):
                 text = gettext("%(name)s must be a positive integer of minor units, at most %(max)s")
             detail = text % {"name": self.field_name, "max": MAX_MINOR_UNITS}
             raise serializers.ValidationError(detail, code=InvalidAmount.code) from None
-
-
-class WalletSerializer(serializers.Serializer):
-    currency = serializers.CharField()
-    balance = serializers.IntegerField(help_text="What the player can bet now, in minor units.")
-    in_play = serializers.IntegerField(help_text="Staked on rounds not settled yet.")
-
-
-class WalletLineSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    kind = serializers.CharField(
-        help_text="What moved the money: " + "; ".join(f"`{kind.value}` ({kind.label.lower()})" for kind in EntryKind)
-    )
-    amount = serializers.IntegerField(help_text="Signed: negative leaves the wallet.")
-    balance_after = serializers.IntegerField()
-    round = serializers.CharField(allow_null=True, help_text="The round this line belongs to, if any.")
-    reference = serializers.CharField(
-        allow_null=True, help_text="A partner's transfer (`transfer_in`, `transfer_out`): the partner's reference."
-    )
-    created_at = serializers.DateTimeField()

@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
@@ -33,6 +34,9 @@ from ledger.models import (
     Posting,
 )
 from ledger.money import MAX_MINOR_UNITS, minor_units
+
+if TYPE_CHECKING:  # accounts is above ledger (pyproject's layers): for the annotations only
+    from accounts.models import Partner, Player, User
 
 # A seamless partner's account is sharded by player, so that no row is locked by all its rounds.
 SEAMLESS_SHARDS = 32
@@ -74,7 +78,12 @@ def outside_account(*, currency: str) -> Account:
     return _system_account(kind=AccountKind.OUTSIDE, currency=currency)
 
 
-def player_accounts_open(*, player) -> tuple[Account, Account]:
+class PlayerAccounts(NamedTuple):
+    wallet: Account
+    in_play: Account
+
+
+def player_accounts_open(*, player: Player) -> PlayerAccounts:
     """The player's wallet and money-in-play accounts, created together (adjacent primary keys)."""
     accounts = {a.kind: a for a in sql.accounts_of_player(player_id=player.pk, currency=player.currency)}
     if len(accounts) < 2:
@@ -84,10 +93,10 @@ def player_accounts_open(*, player) -> tuple[Account, Account]:
                     accounts[kind], _ = Account.objects.get_or_create(
                         kind=kind, currency=player.currency, player=player
                     )
-    return accounts[AccountKind.PLAYER_WALLET], accounts[AccountKind.PLAYER_IN_PLAY]
+    return PlayerAccounts(wallet=accounts[AccountKind.PLAYER_WALLET], in_play=accounts[AccountKind.PLAYER_IN_PLAY])
 
 
-def partner_account_open(*, partner, currency: str) -> Account:
+def partner_account_open(*, partner: Partner, currency: str) -> Account:
     account, _ = Account.objects.get_or_create(kind=AccountKind.PARTNER, currency=currency, partner=partner)
     return account
 
@@ -184,7 +193,8 @@ def ledger_reverse(*, entry: JournalEntry, reason: str, actor: Actor) -> Journal
 # --- Common movements ----------------------------------------------------------------------------
 
 
-def wallet_deposit(*, player, amount: int, idempotency_key: str, actor: Actor, reason: str = "") -> JournalEntry:
+def wallet_deposit(*, player: Player, amount: int, idempotency_key: str, actor: Actor,
+                   reason: str = "") -> JournalEntry:  # fmt: skip
     """Money from the outside world into a player's wallet (play money in demo mode, cash in)."""
     amount = minor_units(amount)
     wallet, _ = player_accounts_open(player=player)
@@ -199,7 +209,7 @@ def wallet_deposit(*, player, amount: int, idempotency_key: str, actor: Actor, r
     )
 
 
-def stake_into_play(*, player, amount: int, idempotency_key: str, actor: Actor, reason: str,
+def stake_into_play(*, player: Player, amount: int, idempotency_key: str, actor: Actor, reason: str,
                     reference_type: str, reference_id: str) -> JournalEntry:  # fmt: skip
     """Stakes leave the wallet for the player's money in play (refused beyond the balance)."""
     wallet, in_play = player_accounts_open(player=player)
@@ -209,7 +219,7 @@ def stake_into_play(*, player, amount: int, idempotency_key: str, actor: Actor, 
     )  # fmt: skip
 
 
-def stakes_settle(*, player, currency: str, staked: int, payout: int, idempotency_key: str, actor: Actor,
+def stakes_settle(*, player: Player, currency: str, staked: int, payout: int, idempotency_key: str, actor: Actor,
                   reason: str, reference_type: str, reference_id: str) -> JournalEntry:  # fmt: skip
     """Everything staked leaves money in play: the payout to the wallet, the rest to the house
     (or the house pays what the payout exceeds the stakes by)."""
@@ -227,8 +237,8 @@ def stakes_settle(*, player, currency: str, staked: int, payout: int, idempotenc
     )  # fmt: skip
 
 
-def partner_transfer_post(*, partner, player, amount: int, into_wallet: bool, idempotency_key: str, actor: Actor,
-                          reason: str, reference_id: str) -> JournalEntry:  # fmt: skip
+def partner_transfer_post(*, partner: Partner, player: Player, amount: int, into_wallet: bool, idempotency_key: str,
+                          actor: Actor, reason: str, reference_id: str) -> JournalEntry:  # fmt: skip
     """Money between a partner's settlement account and its player's wallet (`out` beyond the
     wallet's balance is refused)."""
     wallet, _ = player_accounts_open(player=player)
@@ -242,7 +252,7 @@ def partner_transfer_post(*, partner, player, amount: int, into_wallet: bool, id
     )  # fmt: skip
 
 
-def partner_seamless_account_open(*, partner, player) -> Account:
+def partner_seamless_account_open(*, partner: Partner, player: Player) -> Account:
     """The shard of the partner's seamless account that this player's money moves through: read
     with one plain statement (every seamless stake and settlement reads it twice), opened once."""
     shard = player.pk % SEAMLESS_SHARDS
@@ -255,7 +265,7 @@ def partner_seamless_account_open(*, partner, player) -> Account:
     return account
 
 
-def seamless_accounts_lock(*, partner, player, house_spread_by: str | None = None) -> None:
+def seamless_accounts_lock(*, partner: Partner, player: Player, house_spread_by: str | None = None) -> None:
     """Inside a transaction, before the first entry of a seamless round: lock every account its
     entries touch (the partner's seamless shard, the player's wallet and money in play, and the
     house shard of `house_spread_by` when settling) at once, in primary-key order. Its entries
@@ -283,8 +293,9 @@ def player_accounts_lock(*, account_ids: list[int], wait: bool) -> dict[int, int
     return sql.accounts_lock_reading_balances(account_ids=account_ids, skip_locked=not wait)
 
 
-def partner_seamless_post(*, partner, player, amount: int, into_wallet: bool, idempotency_key: str, actor: Actor,
-                          reason: str, reference_type: str, reference_id: str) -> JournalEntry:  # fmt: skip
+def partner_seamless_post(*, partner: Partner, player: Player, amount: int, into_wallet: bool, idempotency_key: str,
+                          actor: Actor, reason: str, reference_type: str,
+                          reference_id: str) -> JournalEntry:  # fmt: skip
     """A seamless partner's wallet paid a stake into the player's wallet here (`into_wallet`: the
     partner acknowledged a debit), or the player's wallet here pays a payout back to it (a credit).
     The player's wallet at us only ever holds money on its way between the two, within one
@@ -303,7 +314,7 @@ def partner_seamless_post(*, partner, player, amount: int, into_wallet: bool, id
 # --- Maker-checker adjustments -------------------------------------------------------------------
 
 
-def adjustment_propose(*, player, amount: int, reason: str, proposed_by) -> Adjustment:
+def adjustment_propose(*, player: Player, amount: int, reason: str, proposed_by: User) -> Adjustment:
     if type(amount) is not int or amount == 0 or abs(amount) > MAX_MINOR_UNITS:
         raise InvalidAmount(gettext("an adjustment is a non-zero integer of minor units"))
     if not reason.strip():
@@ -315,7 +326,7 @@ def adjustment_propose(*, player, amount: int, reason: str, proposed_by) -> Adju
     )
 
 
-def adjustment_approve(*, adjustment: Adjustment, approved_by) -> Adjustment:
+def adjustment_approve(*, adjustment: Adjustment, approved_by: User) -> Adjustment:
     """Post the adjustment. The approver must be another staff member than the proposer."""
     with transaction.atomic():
         adjustment = Adjustment.objects.select_for_update().get(pk=adjustment.pk)
@@ -342,7 +353,7 @@ def adjustment_approve(*, adjustment: Adjustment, approved_by) -> Adjustment:
     return adjustment
 
 
-def adjustment_reject(*, adjustment: Adjustment, rejected_by) -> Adjustment:
+def adjustment_reject(*, adjustment: Adjustment, rejected_by: User) -> Adjustment:
     with transaction.atomic():
         adjustment = Adjustment.objects.select_for_update().get(pk=adjustment.pk)
         if adjustment.status != AdjustmentStatus.PROPOSED:

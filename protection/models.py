@@ -26,6 +26,7 @@ class LimitPeriod(models.TextChoices):
 
 
 PERIOD_DAYS = {LimitPeriod.DAY: 1, LimitPeriod.WEEK: 7, LimitPeriod.MONTH: 30}
+REALITY_CHECK_MINUTES = (10, 480)  # the shortest and the longest interval between reminders, besides 0 (never)
 
 
 class PlayerLimit(models.Model):

@@ -1,4 +1,4 @@
-"""Shapes of player protection's API: what it takes (validated) and what it answers."""
+"""Shapes of the requests to player protection's API (validated); its answers are protection/shapes.py's."""
 
 from __future__ import annotations
 
@@ -6,21 +6,8 @@ from rest_framework import serializers
 
 from core.api import EnumField, StrictChoiceField, StrictIntegerField
 from ledger.serializers import MinorUnitsField
-from protection.models import ExclusionKind, LimitKind, LimitPeriod
-from protection.services import REALITY_CHECK_MINUTES, SELF_EXCLUSION_MONTHS, TIMEOUT_DAYS
-
-
-class LimitPendingSerializer(serializers.Serializer):
-    amount = serializers.IntegerField(allow_null=True)
-    effective_from = serializers.DateTimeField()
-
-
-class LimitSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=LimitKind.choices)
-    period = serializers.ChoiceField(choices=LimitPeriod.choices)
-    amount = serializers.IntegerField(allow_null=True, help_text="In force now (null: none)")
-    used = serializers.IntegerField(help_text="Deposited, lost or staked in the period so far")
-    pending = LimitPendingSerializer(allow_null=True, help_text="An increase or removal cooling off for 24 hours")
+from protection.models import REALITY_CHECK_MINUTES, ExclusionKind, LimitKind, LimitPeriod
+from protection.services import SELF_EXCLUSION_MONTHS, TIMEOUT_DAYS
 
 
 class LimitSetSerializer(serializers.Serializer):
@@ -29,11 +16,6 @@ class LimitSetSerializer(serializers.Serializer):
     amount = MinorUnitsField(
         allow_null=True, help_text="Minor units; required: null (given explicitly) removes the limit after 24 hours"
     )
-
-
-class ExclusionSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=ExclusionKind.choices)
-    ends_at = serializers.DateTimeField()
 
 
 class ExclusionStartSerializer(serializers.Serializer):
@@ -53,19 +35,3 @@ class RealityCheckSerializer(serializers.Serializer):
         min_value=0, max_value=REALITY_CHECK_MINUTES[1],
         help_text=f"0 (never) or {REALITY_CHECK_MINUTES[0]} to {REALITY_CHECK_MINUTES[1]}",
     )  # fmt: skip
-
-
-class SessionFiguresSerializer(serializers.Serializer):
-    started_at = serializers.DateTimeField()
-    elapsed_s = serializers.IntegerField()
-    rounds = serializers.IntegerField()
-    staked = serializers.IntegerField()
-    net = serializers.IntegerField()
-    next_reality_check_at = serializers.DateTimeField(allow_null=True)
-
-
-class ProtectionSerializer(serializers.Serializer):
-    limits = LimitSerializer(many=True)
-    exclusion = ExclusionSerializer(allow_null=True)
-    reality_check = RealityCheckSerializer()
-    session = SessionFiguresSerializer()

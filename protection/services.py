@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from django.contrib.sessions.models import Session
 from django.db import transaction
@@ -16,17 +17,28 @@ from core.times import moment_text
 from ledger.models import Account
 from ledger.money import format_money
 from ledger.services import ledger_accounts_lock, player_accounts_open
-from protection.models import PERIOD_DAYS, Exclusion, ExclusionKind, LimitKind, LimitPeriod, PlayerLimit, RealityCheck
+from protection.models import (
+    PERIOD_DAYS,
+    REALITY_CHECK_MINUTES,
+    Exclusion,
+    ExclusionKind,
+    LimitKind,
+    LimitPeriod,
+    PlayerLimit,
+    RealityCheck,
+)
 from protection.selectors import MEASURES, exclusion_active, limit_in_force, stake_guards
 from protection.signals import exclusion_started
+
+if TYPE_CHECKING:  # accounts is above protection (pyproject's layers): for the annotations only
+    from accounts.models import Player, User
 
 COOLING_OFF = timedelta(hours=24)
 TIMEOUT_DAYS = (1, 42)  # one day to six weeks
 SELF_EXCLUSION_MONTHS = {6: 183, 12: 365, 60: 1826}
-REALITY_CHECK_MINUTES = (10, 480)
 
 
-def _one_at_a_time(player, *, with_accounts: tuple[Account, ...] = ()) -> None:
+def _one_at_a_time(*, player: Player, with_accounts: tuple[Account, ...] = ()) -> None:
     """Inside a transaction: hold the player's wallet row until it ends, so that checks and
     changes for one player (a limit being set, a deposit checked against its limit) run one after
     the other. The wallet is the row every movement of the player's money locks anyway, and it is
@@ -36,13 +48,13 @@ def _one_at_a_time(player, *, with_accounts: tuple[Account, ...] = ()) -> None:
     ledger_accounts_lock(accounts=[wallet, *with_accounts])
 
 
-def limit_set(*, player, kind: LimitKind, period: LimitPeriod, amount: int | None, actor: Actor) -> PlayerLimit:
+def limit_set(*, player: Player, kind: LimitKind, period: LimitPeriod, amount: int | None, actor: Actor) -> PlayerLimit:
     """Set a limit (`amount` positive minor units; None removes it). A lower limit (or a first
     one) applies at once; a higher one or a removal only after 24 hours of cooling-off."""
     kind, period = LimitKind(kind), LimitPeriod(period)
     now = clock.now()
     with transaction.atomic():
-        _one_at_a_time(player)
+        _one_at_a_time(player=player)
         current = limit_in_force(player=player, kind=kind, period=period, at=now)
         current_amount = current.amount if current else None
         tighter = amount is not None and (current_amount is None or amount < current_amount)
@@ -59,7 +71,7 @@ def limit_set(*, player, kind: LimitKind, period: LimitPeriod, amount: int | Non
 
 
 def exclusion_start(
-    *, player, kind: ExclusionKind, days: int | None = None, months: int | None = None, actor: Actor
+    *, player: Player, kind: ExclusionKind, days: int | None = None, months: int | None = None, actor: Actor
 ) -> Exclusion:
     """A time-out of `days` (1 day to 6 weeks) or a self-exclusion of `months` (6 months, 1 year,
     5 years). It starts at once, signs the player out, and cannot be shortened or lifted by the
@@ -85,21 +97,21 @@ def exclusion_start(
             player=player, kind=kind, starts_at=now, ends_at=now + length,
             requested_by_type=actor.type, requested_by_id=actor.id,
         )  # fmt: skip
-        _sign_out(player.user)
+        _sign_out(user=player.user)
         exclusion_started.send(sender=Exclusion, player=player, exclusion=exclusion, actor=actor)
         audit_record(actor_type=actor.type, actor_id=actor.id, action="exclusion.started", obj_type="player",
                      obj_id=player.pk, kind=kind.value, ends_at=exclusion.ends_at.isoformat())  # fmt: skip
     return exclusion
 
 
-def _sign_out(user) -> None:
+def _sign_out(*, user: User) -> None:
     """End the player's web sessions (its API tokens end on `exclusion_started`, in accounts)."""
     for session in Session.objects.filter(expire_date__gt=clock.now()).iterator():
         if str(session.get_decoded().get("_auth_user_id")) == str(user.pk):
             session.delete()
 
 
-def reality_check_set(*, player, interval_minutes: int, actor: Actor) -> RealityCheck:
+def reality_check_set(*, player: Player, interval_minutes: int, actor: Actor) -> RealityCheck:
     low, high = REALITY_CHECK_MINUTES
     if type(interval_minutes) is not int or not (interval_minutes == 0 or low <= interval_minutes <= high):
         raise InvalidInput(
@@ -113,7 +125,7 @@ def reality_check_set(*, player, interval_minutes: int, actor: Actor) -> Reality
     return check
 
 
-def session_start(*, player) -> None:
+def session_start(*, player: Player) -> None:
     """A sign-in starts a new session for the reality check's figures."""
     RealityCheck.objects.update_or_create(player=player, defaults={"session_started_at": clock.now()})
 
@@ -122,7 +134,7 @@ STAKE_GUARD_KINDS = (LimitKind.WAGER, LimitKind.LOSS)
 
 
 def protection_check_stake(
-    *, player, amount: int, guards: tuple[bool, dict[tuple[str, str], int | None]] | None = None
+    *, player: Player, amount: int, guards: tuple[bool, dict[tuple[str, str], int | None]] | None = None
 ) -> None:
     """Inside the transaction that stakes `amount`, after the player's rounds are serialised:
     refuse an excluded player, and a stake that would break a wager or loss limit. `guards` are
@@ -131,12 +143,12 @@ def protection_check_stake(
     _check_guards(player=player, kinds=STAKE_GUARD_KINDS, amount=amount, guards=guards)
 
 
-def protection_check_deposit(*, player, amount: int, source: Account) -> None:
+def protection_check_deposit(*, player: Player, amount: int, source: Account) -> None:
     """Inside the transaction that brings `amount` into the wallet from the `source` account (the
     partner's, the outside world's), before it is posted: refuse an excluded player, and a deposit
     that would break a deposit limit. Concurrent deposits are checked one at a time: the wallet
     and `source` are locked first, together, as the posting then locks them."""
-    _one_at_a_time(player, with_accounts=(source,))
+    _one_at_a_time(player=player, with_accounts=(source,))
     _check_guards(player=player, kinds=(LimitKind.DEPOSIT,), amount=amount)
 
 
@@ -154,7 +166,8 @@ PERIOD_NAMES = {LimitPeriod.DAY: gettext_lazy("24 hours"), LimitPeriod.WEEK: get
                 LimitPeriod.MONTH: gettext_lazy("30 days")}  # fmt: skip
 
 
-def _check_guards(*, player, kinds, amount: int, guards=None) -> None:
+def _check_guards(*, player: Player, kinds: tuple[LimitKind, ...], amount: int,
+                  guards: tuple[bool, dict[tuple[str, str], int | None]] | None = None) -> None:  # fmt: skip
     now = clock.now()
     excluded, in_force = guards if guards is not None else stake_guards(player=player, kinds=kinds, at=now)
     if excluded:

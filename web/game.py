@@ -37,6 +37,7 @@ from accounts.game_sessions import (
 from accounts.models import GameSession, GameSessionEnd
 from casino.selectors import table_get_open, table_house_edge, table_list_open, table_representation
 from core.actors import Actor
+from core.shapes import wire
 from protection.services import session_start
 from web.chips import chip_values
 
@@ -119,7 +120,7 @@ def _table_context(table, session: GameSession) -> dict:
     return {
         "table": table,
         "house_edge": table_house_edge(table=table),
-        "table_json": {**table_representation(table), "chips": chips},
+        "table_json": {**wire(table_representation(table)), "chips": chips},
         "pending_round": None,  # the page's script finds it through the API
         "summary": None,
         # a tie left undecided: a seamless partner's round surrenders (its raise would be a debit nobody asked for)

@@ -47,6 +47,7 @@ from casino.services.rounds import rounds_decide_overdue_for_player
 from core.actors import Actor
 from core.api import validated
 from core.errors import InvalidInput, ServiceError, TooManyAttempts
+from core.shapes import wire
 from ledger.money import MAX_MINOR_UNITS, format_money, parse_money
 from ledger.selectors import account_lines, player_wallet_summary
 from ledger.services import player_accounts_open
@@ -243,7 +244,7 @@ def table_play(request, table_id: int):
     return render(request, "web/table.html", {
         "table": table,
         "house_edge": table_house_edge(table=table),
-        "table_json": {**table_representation(table), "chips": chips},
+        "table_json": {**wire(table_representation(table)), "chips": chips},
         "pending_round": str(pending) if pending else None,
         "summary": player_wallet_summary(player=request.player),
         "decides": "surrender" if request.player.is_seamless else table.house_rule,  # a tie left undecided
@@ -318,9 +319,9 @@ def _adjustable_options(preset: str) -> list[str]:
 
 def war(request):
     presets = [
-        {**p, "title": str(PRESET_NAMES.get(p["name"], p["name"])),
-         "description": str(PRESET_DESCRIPTIONS.get(p["name"], p["description"])),
-         "options": _adjustable_options(p["name"])}
+        {**wire(p), "title": str(PRESET_NAMES.get(p.name, p.name)),
+         "description": str(PRESET_DESCRIPTIONS.get(p.name, p.description)),
+         "options": _adjustable_options(p.name)}
         for p in war_presets()
     ]  # fmt: skip
     return render(request, "web/war.html", {"presets_json": presets})
@@ -331,7 +332,7 @@ def protection(request):
     summary = protection_summary(player=request.player)
     return render(request, "web/protection.html", {
         "summary": summary,
-        "session_minutes": summary["session"]["elapsed_s"] // 60,
+        "session_minutes": summary.session.elapsed_s // 60,
         "currency": request.player.currency,
         "timeout_days": (1, 3, 7, 14, 30, 42),
         "reality_minutes": (0, 15, 30, 60, 120),

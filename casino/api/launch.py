@@ -19,11 +19,14 @@ from accounts.game_sessions import (
     game_session_demo_create,
     game_session_demo_delete,
 )
+from accounts.models import GameSession
 from casino.api.serializers import TableIdField
+from casino.models import Table
 from casino.selectors import table_get_open
-from core.api import PrintableTextField, StrictChoiceField, problems, validated
+from casino.shapes import GameLaunchShape
+from core.api import PrintableTextField, StrictChoiceField, answer, problems, validated
 from core.errors import CurrencyMismatch, UnknownTable
-from core.times import rfc3339
+from core.shapes import schema_of
 
 
 class GameSessionCreateSerializer(serializers.Serializer):
@@ -36,13 +39,7 @@ class GameSessionCreateSerializer(serializers.Serializer):
     )  # fmt: skip
 
 
-class GameLaunchSerializer(serializers.Serializer):
-    session = serializers.CharField(help_text="The game session's id (for DELETE).")
-    url = serializers.URLField(help_text="Opens once, within 60 s: in an iframe of the partner's site or a window.")
-    expires_at = serializers.DateTimeField(help_text="After this the URL no longer opens.")
-
-
-def _table_or_refuse(table_id: int | None, *, currency: str | None):
+def _table_or_refuse(table_id: int | None, *, currency: str | None) -> Table | None:
     if table_id is None:
         return None
     table = table_get_open(table_id=table_id)
@@ -53,11 +50,9 @@ def _table_or_refuse(table_id: int | None, *, currency: str | None):
     return table
 
 
-def _launched(request, session, launch_token: str) -> Response:
+def _launched(request, session: GameSession, launch_token: str) -> Response:
     url = request.build_absolute_uri(reverse("web:game-launch", args=[launch_token]))
-    return Response(
-        {"session": str(session.pk), "url": url, "expires_at": rfc3339(session.launch_expires_at)}, status=201
-    )
+    return answer(GameLaunchShape(session=str(session.pk), url=url, expires_at=session.launch_expires_at), status=201)
 
 
 class GameSessionListView(APIView):
@@ -65,7 +60,7 @@ class GameSessionListView(APIView):
 
     @extend_schema(
         request=GameSessionCreateSerializer,
-        responses={201: GameLaunchSerializer, **problems(400, 401, 404, 429)},
+        responses={201: schema_of(GameLaunchShape), **problems(400, 401, 404, 429)},
         summary="A one-time URL that opens the table for the partner's player",
     )
     def post(self, request, external_id):
@@ -99,7 +94,7 @@ class PartnerOnly(APIView):
 class DemoSessionListView(PartnerOnly):
     @extend_schema(
         request=GameSessionCreateSerializer,
-        responses={201: GameLaunchSerializer, **problems(400, 401, 429)},
+        responses={201: schema_of(GameLaunchShape), **problems(400, 401, 429)},
         summary="A one-time URL that opens a play-money table (a demo: nobody's wallet, not in the books)",
     )
     def post(self, request):

@@ -12,19 +12,16 @@ from django.urls import reverse
 from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.permissions import AllowAny
-from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino.api.serializers import (
-    MatchCreateSerializer,
-    MatchDecisionSerializer,
-    MatchSerializer,
-    WarPresetSerializer,
-)
+from casino.api.serializers import MatchCreateSerializer, MatchDecisionSerializer
+from casino.models import Match
 from casino.selectors import MATCH_PAGE_BATTLES, MATCH_PAGE_MAX, match_get, match_representation, war_presets
-from casino.services.matches import MAX_BATTLES_LIMIT, match_decide, match_replay, match_start
-from core.api import problems, query_whole_number, validated
+from casino.services.matches import MAX_BATTLES_LIMIT, MatchReplay, match_decide, match_replay, match_start
+from casino.shapes import MatchShape, WarPresetShape
+from core.api import answer, problems, query_whole_number, validated
 from core.errors import NotFound
+from core.shapes import schema_of
 from core.throttling import AnonymousRateThrottle, PlayerRateThrottle, WorkThrottle, throttles_charge
 
 MAX_PAGE_OFFSET = MAX_BATTLES_LIMIT
@@ -74,17 +71,15 @@ class MatchView(APIView):
             throttles_charge(self.request, self, played)
         return super().handle_exception(exc)
 
-    def answer(self, match, replay, *, replays: int = 1, offset: int = 0, limit: int = MATCH_PAGE_BATTLES) -> dict:
+    def match_page(self, match: Match, replay: MatchReplay, *, replays: int = 1, offset: int = 0,
+                   limit: int = MATCH_PAGE_BATTLES) -> MatchShape:  # fmt: skip
         """One page of the replayed match; the battles played for it charged to the caller's budgets."""
         throttles_charge(self.request, self, replays * max(len(replay.battles), 1) + replay.discarded)
-        body = match_representation(match, replay, offset=offset, limit=limit)
-        page = body["page"]
-        following = page.pop("next_offset")
-        page["next"] = None
-        if following is not None:
-            path = reverse("api:match", kwargs={"match_id": str(match.id)})
-            page["next"] = self.request.build_absolute_uri(f"{path}?offset={following}&limit={limit}")
-        return body
+        path = reverse("api:match", kwargs={"match_id": str(match.id)})
+        return match_representation(
+            match, replay, offset=offset, limit=limit,
+            page_url=lambda following: self.request.build_absolute_uri(f"{path}?offset={following}&limit={limit}"),
+        )  # fmt: skip
 
 
 PAGE_PARAMETERS = [
@@ -104,43 +99,43 @@ class WarPresetListView(APIView):
     permission_classes = [AllowAny]
     throttle_classes = [AnonymousRateThrottle]
 
-    @extend_schema(responses={200: WarPresetSerializer(many=True)}, summary="The War presets and their defaults")
+    @extend_schema(responses={200: schema_of(WarPresetShape)(many=True)}, summary="The War presets and their defaults")
     def get(self, request):
-        return Response(war_presets())
+        return answer(war_presets())
 
 
 class MatchListView(MatchView):
     @extend_schema(
         request=MatchCreateSerializer,
-        responses={201: MatchSerializer, **problems(400, 401, 403, 429)},
+        responses={201: schema_of(MatchShape), **problems(400, 401, 403, 429)},
         summary="Deal a War match from a seed",
     )
     def post(self, request):
         shape = validated(MatchCreateSerializer, request.data)
         match, replay = match_start(player=self.caller_player(), **shape)
-        return Response(self.answer(match, replay), status=201)
+        return answer(self.match_page(match, replay), status=201)
 
 
 class MatchDetailView(MatchView):
     @extend_schema(
-        parameters=PAGE_PARAMETERS, responses={200: MatchSerializer, **problems(400, 401, 403, 404, 409, 429)},
+        parameters=PAGE_PARAMETERS, responses={200: schema_of(MatchShape), **problems(400, 401, 403, 404, 409, 429)},
         summary="A match, replayed: a page of its battles and their events",
     )  # fmt: skip
     def get(self, request, match_id):
         offset = query_whole_number(request, "offset", low=0, high=MAX_PAGE_OFFSET, default=0)
         limit = query_whole_number(request, "limit", low=1, high=MATCH_PAGE_MAX, default=MATCH_PAGE_BATTLES)
         match = self.get_match(match_id)
-        return Response(self.answer(match, match_replay(match), offset=offset, limit=limit))
+        return answer(self.match_page(match, match_replay(match), offset=offset, limit=limit))
 
 
 class MatchDecisionView(MatchView):
     @extend_schema(
         request=MatchDecisionSerializer,
-        responses={200: MatchSerializer, **problems(400, 401, 403, 404, 409, 429)},
+        responses={200: schema_of(MatchShape), **problems(400, 401, 403, 404, 409, 429)},
         summary="Steal War: the person's steal or top-card decision",
     )
     def post(self, request, match_id):
         shape = validated(MatchDecisionSerializer, request.data)
         match, replay = match_decide(match=self.get_match(match_id), steal=shape.get("steal", ...),
                                      top=shape.get("top", ...))  # fmt: skip
-        return Response(self.answer(match, replay, replays=2))  # the position, then the move
+        return answer(self.match_page(match, replay, replays=2))  # the position, then the move

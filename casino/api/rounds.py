@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
-from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from casino.api.serializers import DecisionSerializer, RoundCreateSerializer, RoundSerializer
+from casino.api.serializers import DecisionSerializer, RoundCreateSerializer
 from casino.selectors import round_get_for_player, round_list_for_player, round_representation
 from casino.services.rounds import round_decide, round_place, rounds_decide_overdue_for_player
 from casino.services.seamless import (
@@ -18,9 +17,11 @@ from casino.services.seamless import (
     seamless_round_place,
     seamless_stake_debit,
 )
-from core.api import PAGE_PARAMETERS, page_of, paginated, problems, validated
+from casino.shapes import RoundShape
+from core.api import PAGE_PARAMETERS, answer, paginated, problems, validated
 from core.errors import NotFound
 from core.idempotency import IDEMPOTENCY_HEADER, idempotent, idempotent_around_call, idempotent_folded
+from core.shapes import page_of, schema_of
 
 
 class RoundListView(APIView):
@@ -28,18 +29,18 @@ class RoundListView(APIView):
 
     @extend_schema(
         parameters=PAGE_PARAMETERS,
-        responses={200: page_of(RoundSerializer), **problems(400, 401, 403, 404)},
+        responses={200: schema_of(page_of(RoundShape)), **problems(400, 401, 403, 404)},
         summary="The player's rounds, newest first",
     )
     def get(self, request, **kwargs):
         rounds_decide_overdue_for_player(player=request.player)  # a deadline holds even with no job running
         rounds = round_list_for_player(player=request.player)
-        return Response(paginated(request, self, rounds, round_representation))
+        return answer(paginated(request, self, rounds, round_representation, item=RoundShape))
 
     @extend_schema(
         request=RoundCreateSerializer,
         parameters=[IDEMPOTENCY_HEADER],
-        responses={201: RoundSerializer, **problems(400, 401, 403, 404, 409, 422, 429, 503)},
+        responses={201: schema_of(RoundShape), **problems(400, 401, 403, 404, 409, 422, 429, 503)},
         summary="Place a round",
     )
     def post(self, request, **kwargs):
@@ -64,13 +65,13 @@ class RoundListView(APIView):
 
 
 class RoundDetailView(APIView):
-    @extend_schema(responses={200: RoundSerializer, **problems(401, 403, 404)}, summary="One round")
+    @extend_schema(responses={200: schema_of(RoundShape), **problems(401, 403, 404)}, summary="One round")
     def get(self, request, round_id, **kwargs):
         rounds_decide_overdue_for_player(player=request.player)  # a deadline holds even with no job running
         round_ = round_get_for_player(player=request.player, round_id=round_id)
         if round_ is None:
             raise NotFound(gettext("no such round"))
-        return Response(round_representation(round_))
+        return answer(round_representation(round_))
 
 
 class RoundDecisionView(APIView):
@@ -79,7 +80,7 @@ class RoundDecisionView(APIView):
     @extend_schema(
         request=DecisionSerializer,
         parameters=[IDEMPOTENCY_HEADER],
-        responses={200: RoundSerializer, **problems(400, 401, 403, 404, 409, 422, 429, 503)},
+        responses={200: schema_of(RoundShape), **problems(400, 401, 403, 404, 409, 422, 429, 503)},
         summary="Go to war or surrender",
     )
     def post(self, request, round_id, **kwargs):

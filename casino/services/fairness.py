@@ -10,6 +10,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from accounts.models import Player
 from casino.engine import server_seed_hash
 from casino.models import RoundStatus, SeedPair, server_seed_draw
 from core.actors import Actor
@@ -28,7 +29,7 @@ def client_seed_validate(client_seed: str) -> str:
     return client_seed
 
 
-def _seed_pair_new(*, player, client_seed: str | None, server_seed: str | None = None) -> SeedPair:
+def _seed_pair_new(*, player: Player, client_seed: str | None, server_seed: str | None = None) -> SeedPair:
     """A new pair (not saved): `server_seed` is the one committed in advance by the pair it follows
     (drawn now for a player's first pair), a client seed if none is given, and its own next server
     seed, drawn now and committed by its hash."""
@@ -42,13 +43,13 @@ def _seed_pair_new(*, player, client_seed: str | None, server_seed: str | None =
     )
 
 
-def seed_pair_create(*, player, client_seed: str | None = None, server_seed: str | None = None) -> SeedPair:
+def seed_pair_create(*, player: Player, client_seed: str | None = None, server_seed: str | None = None) -> SeedPair:
     pair = _seed_pair_new(player=player, client_seed=client_seed, server_seed=server_seed)
     pair.save(force_insert=True)
     return pair
 
 
-def seed_pair_active(*, player, lock: bool = False) -> SeedPair:
+def seed_pair_active(*, player: Player, lock: bool = False) -> SeedPair:
     """The player's current seed pair (made on first use); `lock` takes its row lock, which
     serialises the player's rounds so that every round gets its own nonce."""
     queryset = SeedPair.objects.filter(player=player, active=True)
@@ -63,7 +64,7 @@ def seed_pair_active(*, player, lock: bool = False) -> SeedPair:
     return pair
 
 
-def seed_pair_take_nonce(*, player) -> tuple[SeedPair, int]:
+def seed_pair_take_nonce(*, player: Player) -> tuple[SeedPair, int]:
     """The player's active pair and the nonce of its next round, counted up in one statement that
     also takes the pair's row lock until the end of the transaction (one round per nonce)."""
     columns = ("id", "player_id", "server_seed", "server_seed_hash", "client_seed", "next_nonce", "active",
@@ -83,7 +84,7 @@ def seed_pair_take_nonce(*, player) -> tuple[SeedPair, int]:
     raise RuntimeError("no active seed pair")
 
 
-def seed_pair_rotate(*, player, client_seed: str | None, actor: Actor) -> SeedPair:
+def seed_pair_rotate(*, player: Player, client_seed: str | None, actor: Actor) -> SeedPair:
     """Reveal the current server seed and start a new pair (nonce 0) on the server seed the current
     pair committed to in advance, whatever the client seed; the new pair commits to a new next seed.
     Refused while a round of the player waits for a decision: its war cards still come from the

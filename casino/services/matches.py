@@ -15,6 +15,7 @@ from types import EllipsisType
 from django.db import transaction
 from django.utils.translation import gettext, gettext_lazy
 
+from accounts.models import Player
 from casino.engine.errors import BattleBudgetExceeded, DecisionRequired, EngineError
 from casino.engine.fairness import HmacStream, server_seed_hash
 from casino.engine.war import PRESETS, DefaultBot, ScriptedAgent, StealView, TopView, WarGame, build_rules
@@ -108,8 +109,8 @@ def _replayed(match: Match) -> MatchReplay:
 
 
 def match_start(
-    *, player, preset: str, options: dict | None = None, client_seed: str = "", server_seed: str | None = None,
-    human_seat: int | None = None,
+    *, player: Player | None, preset: str, options: dict | None = None, client_seed: str = "",
+    server_seed: str | None = None, human_seat: int | None = None,
 ) -> tuple[Match, MatchReplay]:  # fmt: skip
     """Deal a new match. Without `server_seed` one is drawn from `secrets` (again, up to SEED_DRAWS
     times, while its deal would not end within MAX_BATTLES_LIMIT battles) and only its hash is

@@ -12,7 +12,7 @@ import functools
 import logging
 import uuid
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from celery import current_app
 from django.db import DatabaseError, transaction
@@ -20,6 +20,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from accounts.models import Player
 from casino import sql
 from casino.engine import (
     Action,
@@ -92,7 +93,8 @@ def _cards_of(round_: Round):
     )  # fmt: skip
 
 
-def _persistent_position(*, player, table: Table, pair: SeedPair, nonce: int, rules: CasinoWarRules) -> ShoeState:
+def _persistent_position(*, player: Player, table: Table, pair: SeedPair, nonce: int,
+                         rules: CasinoWarRules) -> ShoeState:  # fmt: skip
     """The player's shoe at this table, reshuffled (from this round's nonce) when the cut card is
     out, the seed pair changed, or the shoe could not finish a war."""
     state = ShoeState.objects.select_for_update().filter(player=player, table=table).first()
@@ -128,7 +130,7 @@ def bet_limits_text(table: Table) -> str:
     return text
 
 
-def _check_table(table: Table | None, *, table_id: int, player, main: int, tie: int) -> Table:
+def _check_table(table: Table | None, *, table_id: int, player: Player, main: int, tie: int) -> Table:
     if table is None:
         raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
     if not table.is_open:
@@ -147,17 +149,18 @@ def _check_table(table: Table | None, *, table_id: int, player, main: int, tie: 
     return table
 
 
-def _opened(*, player, table_id: int, at, request_key: RequestKey | None = None):
+def _opened(*, player: Player, table_id: int, at: datetime, request_key: RequestKey | None = None) -> sql.Opened:
     """The round's first statement (casino/sql/): the player's seed pair locked, the table, the
     player's exclusion and limits and its accounts, and with `request_key` the request's
     idempotency claim (which leaves here unless this request took the key); a player's first
     round makes its seed pair."""
     guard_kinds = [str(kind) for kind in STAKE_GUARD_KINDS]
     if request_key is not None:
-        claim, opened = sql.round_open_claiming(claim=request_key.claim_params(), player_id=player.pk,
-                                                currency=player.currency, table_id=table_id, guard_kinds=guard_kinds,
-                                                at=at)  # fmt: skip
-        request_key.claimed(claim)
+        claimed = sql.round_open_claiming(claim=request_key.claim_params(), player_id=player.pk,
+                                          currency=player.currency, table_id=table_id, guard_kinds=guard_kinds,
+                                          at=at)  # fmt: skip
+        request_key.claimed(claimed.claim)
+        opened = claimed.opened
     else:
         opened = sql.round_open(player_id=player.pk, currency=player.currency, table_id=table_id,
                                 guard_kinds=guard_kinds, at=at)  # fmt: skip
@@ -170,7 +173,7 @@ def _opened(*, player, table_id: int, at, request_key: RequestKey | None = None)
     return opened
 
 
-def round_stake_check(*, player, table_id: int, main_bet: int, tie_bet: int = 0) -> Table:
+def round_stake_check(*, player: Player, table_id: int, main_bet: int, tie_bet: int = 0) -> Table:
     """What placing the round would check first, without placing it: the table and its limits, the
     player's protection (limits, exclusion). A seamless player's round is checked so before its
     stake is debited from the partner's wallet, and again when it is placed."""
@@ -178,14 +181,14 @@ def round_stake_check(*, player, table_id: int, main_bet: int, tie_bet: int = 0)
         raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
     with transaction.atomic():  # the seed pair's lock is released at once: nothing is written
         now = clock.now()
-        _pair, table, excluded, limits, _wallet, _in_play = _opened(player=player, table_id=table_id, at=now)
-        table = _check_table(table, table_id=table_id, player=player, main=main_bet, tie=tie_bet)
+        opened = _opened(player=player, table_id=table_id, at=now)
+        table = _check_table(opened.table, table_id=table_id, player=player, main=main_bet, tie=tie_bet)
         protection_check_stake(player=player, amount=main_bet + tie_bet,
-                               guards=(excluded, limits_by_kind_and_period(limits)))  # fmt: skip
+                               guards=(opened.excluded, limits_by_kind_and_period(opened.limits)))  # fmt: skip
     return table
 
 
-def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor: Actor,
+def round_place(*, player: Player, table_id: int, main_bet: int, tie_bet: int = 0, actor: Actor,
                 round_id: uuid.UUID | None = None, request_key: RequestKey | None = None,
                 before_staking: Callable[[], None] | None = None) -> Round:  # fmt: skip
     """Place a round of `main_bet` (and `tie_bet`) minor units at the table: deal it, and stake
@@ -207,10 +210,11 @@ def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor
         raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
     with atomic_step():  # nested: a savepoint, so a refusal leaves the caller's transaction usable
         now = clock.now()  # protection's clock: limits and exclusions are read at this moment
-        pair, table, excluded, limits, wallet_id, in_play_id = _opened(player=player, table_id=table_id, at=now,
-                                                                       request_key=request_key)  # fmt: skip
-        table = _check_table(table, table_id=table_id, player=player, main=main, tie=tie)
-        protection_check_stake(player=player, amount=main + tie, guards=(excluded, limits_by_kind_and_period(limits)))
+        opened = _opened(player=player, table_id=table_id, at=now, request_key=request_key)
+        pair, wallet_id, in_play_id = opened.pair, opened.wallet_id, opened.in_play_id
+        table = _check_table(opened.table, table_id=table_id, player=player, main=main, tie=tie)
+        protection_check_stake(player=player, amount=main + tie,
+                               guards=(opened.excluded, limits_by_kind_and_period(opened.limits)))  # fmt: skip
         if before_staking is not None:
             before_staking()
         rules = table.rules
@@ -263,7 +267,7 @@ def round_place(*, player, table_id: int, main_bet: int, tie_bet: int = 0, actor
     return round_
 
 
-def round_deadline_enqueue(round_id: uuid.UUID, deadline) -> None:
+def round_deadline_enqueue(round_id: uuid.UUID, deadline: datetime) -> None:
     """After the commit of a round awaiting a decision: ask a worker to take the house rule at its
     deadline (`round_decide_when_due`), unless someone decides first. Without a broker (eager)
     nothing is queued: reads, decisions and beat's sweeper keep the deadline then."""
@@ -305,7 +309,7 @@ def _raise_refusal(exc: DatabaseError) -> None:
     raise exc
 
 
-def _apply_resolution(round_: Round, state: RoundState, now) -> None:
+def _apply_resolution(round_: Round, state: RoundState, now: datetime) -> None:
     round_.status = RoundStatus.RESOLVED
     round_.outcome = state.outcome.value
     round_.nets = state.nets.as_dict()
@@ -367,7 +371,7 @@ def _resolve_decision(round_: Round, action: Action, actor: Actor, *, timed_out:
     return decided
 
 
-def round_decide(*, player, round_id: str, action: Action, actor: Actor,
+def round_decide(*, player: Player, round_id: str, action: Action, actor: Actor,
                  before_staking: Callable[[Round, int], None] | None = None) -> Round:  # fmt: skip
     """Go to war (staking the raise) or surrender, on a round waiting for a decision.
     `before_staking(round, wallet account id)` runs with the round's row held, before the raise is
@@ -377,7 +381,7 @@ def round_decide(*, player, round_id: str, action: Action, actor: Actor,
         found = sql.round_for_decision(round_id=_uuid_or_404(round_id), player_id=player.pk)
         if found is None:
             raise NotFound(gettext("no such round"))
-        round_, wallet_id, in_play_id = found
+        round_, wallet_id, in_play_id = found.round, found.wallet_id, found.in_play_id
         if round_.status != RoundStatus.AWAITING_DECISION:
             raise RoundNotAwaitingDecision(gettext("the round is %(status)s") % {"status": round_.status})
         if before_staking is not None:
@@ -407,7 +411,7 @@ def rounds_decide_timed_out(*, limit: int = 500) -> int:
     return decided
 
 
-def rounds_decide_overdue_for_player(*, player) -> int:
+def rounds_decide_overdue_for_player(*, player: Player) -> int:
     """Take the house rule for the player's rounds past their decision deadline, before anyone
     (the player, their partner) reads or acts on them: a round is decided on time even when no
     job runs. One indexed read when nothing is overdue. Commits on its own: call it outside the
@@ -420,7 +424,7 @@ def rounds_decide_overdue_for_player(*, player) -> int:
     return _rounds_take_house_rule(due, wait_for_accounts=True) if due else 0
 
 
-def _rounds_take_house_rule(round_ids, *, wait_for_accounts: bool = False) -> int:
+def _rounds_take_house_rule(round_ids: list[uuid.UUID], *, wait_for_accounts: bool = False) -> int:
     """The house rule for these rounds, a batch per transaction: the rounds read and locked in one
     statement (those another transaction holds left alone), their players' accounts locked and
     their balances read in one more, then every decision written by one statement (casino/sql/).
@@ -429,15 +433,15 @@ def _rounds_take_house_rule(round_ids, *, wait_for_accounts: bool = False) -> in
     unless `wait_for_accounts` (a player reading their rounds waits for the decision)."""
     actor = Actor.system("decision_timeout")
 
-    def batch(ids) -> int:
+    def batch(ids: list[uuid.UUID]) -> int:
         with transaction.atomic():
             found = sql.rounds_for_decision(round_ids=ids, status=RoundStatus.AWAITING_DECISION)
             if not found:
                 return 0  # decided meanwhile, or being decided right now
-            balances = player_accounts_lock(account_ids=[i for _, w, p in found for i in (w, p)],
+            balances = player_accounts_lock(account_ids=[i for one in found for i in (one.wallet_id, one.in_play_id)],
                                             wait=wait_for_accounts)  # fmt: skip
             decisions = []
-            for round_, wallet_id, in_play_id in found:
+            for round_, wallet_id, in_play_id in found:  # sql.ForDecision
                 if wallet_id not in balances or in_play_id not in balances:
                     continue  # a round of this player is being placed or settled: the next run takes it
                 action = Action.SURRENDER if round_.seamless else Action(round_.rules.get("house_rule", Action.WAR))

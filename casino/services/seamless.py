@@ -29,6 +29,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from accounts.models import Player
 from casino.models import Round, RoundStatus, WalletCall, WalletCallKind, WalletCallPurpose
 from casino.models import WalletCallStatus as Status
 from casino.services.rounds import round_decide, round_place, round_stake_check
@@ -87,7 +88,7 @@ def _debit(call: WalletCall) -> Debit:
     raise _refused(Status.REFUSED if refused_for_funds(answer) else Status.FAILED)
 
 
-def _stake_claim(*, player, amount: int, scope: str, key: str, request_hash: str) -> WalletCall:
+def _stake_claim(*, player: Player, amount: int, scope: str, key: str, request_hash: str) -> WalletCall:
     """Step 1's claim: the pending debit of this request, new or (its first attempt died) taken over."""
     with transaction.atomic():
         existing = (
@@ -123,7 +124,7 @@ def _stake_claim(*, player, amount: int, scope: str, key: str, request_hash: str
             raise IdempotencyInFlight() from None  # a concurrent request with this key claimed it
 
 
-def seamless_stake_debit(*, player, table_id: int, main_bet: int, tie_bet: int, scope: str, key: str,
+def seamless_stake_debit(*, player: Player, table_id: int, main_bet: int, tie_bet: int, scope: str, key: str,
                          request_hash: str) -> Debit:  # fmt: skip
     """Steps 1 and 2 of placing a seamless round (the module's docstring)."""
     round_stake_check(player=player, table_id=table_id, main_bet=main_bet, tie_bet=tie_bet)
@@ -141,7 +142,7 @@ def _acknowledge(debit: Debit) -> WalletCall:
     return call
 
 
-def _fund(*, call: WalletCall, player, actor: Actor) -> None:
+def _fund(*, call: WalletCall, player: Player, actor: Actor) -> None:
     """The debited amount from the partner's seamless account into the player's wallet here, the
     accounts the stake then moves locked with it (`seamless_accounts_lock`)."""
     seamless_accounts_lock(partner=call.partner, player=player)
@@ -154,7 +155,8 @@ def _fund(*, call: WalletCall, player, actor: Actor) -> None:
     )  # fmt: skip
 
 
-def seamless_round_place(*, debit: Debit, player, table_id: int, main_bet: int, tie_bet: int, actor: Actor) -> Round:
+def seamless_round_place(*, debit: Debit, player: Player, table_id: int, main_bet: int, tie_bet: int,
+                         actor: Actor) -> Round:  # fmt: skip
     """Step 3 of placing a seamless round: inside the request's transaction, the debit acknowledged
     and paid into the wallet here with the player's seed pair held (the lock order of every round)."""
 
@@ -177,7 +179,7 @@ def seamless_debit_unused(*, debit: Debit, error: ServiceError) -> None:
 # --- The war raise ---------------------------------------------------------------------------------
 
 
-def _raise_claim(*, player, round_id: str) -> WalletCall:
+def _raise_claim(*, player: Player, round_id: str) -> WalletCall:
     """The raise's pending debit, made under the round's row lock (one raise debit at a time)."""
     try:
         round_pk = uuid.UUID(str(round_id))
@@ -205,12 +207,12 @@ def _raise_claim(*, player, round_id: str) -> WalletCall:
     return call
 
 
-def seamless_raise_debit(*, player, round_id: str) -> Debit:
+def seamless_raise_debit(*, player: Player, round_id: str) -> Debit:
     """Steps 1 and 2 of going to war on a seamless round."""
     return _debit(_raise_claim(player=player, round_id=round_id))
 
 
-def seamless_round_go_to_war(*, debit: Debit, player, round_id: str, actor: Actor) -> Round:
+def seamless_round_go_to_war(*, debit: Debit, player: Player, round_id: str, actor: Actor) -> Round:
     """Step 3 of going to war: the raise debited is paid into the wallet here and staked."""
 
     def fund(round_: Round, wallet_id: int) -> None:

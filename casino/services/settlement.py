@@ -11,7 +11,7 @@ import contextlib
 import logging
 import time
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from celery import current_app
 from django.core.cache import cache
@@ -93,7 +93,7 @@ def settlement_enqueue(round_id: uuid.UUID) -> None:
             cache.delete(SETTLE_WINDOW_KEY)
 
 
-def _settle(*, ids: list[uuid.UUID] | None, resolved_before, limit: int) -> sql.Settled:
+def _settle(*, ids: list[uuid.UUID] | None, resolved_before: datetime | None, limit: int) -> sql.Settled:
     """One transaction: settle the rounds in one statement (casino/sql/: each round's payout
     posted and the round marked settled; a round whose player's accounts are busy is left for the
     next batch), then record the webhook events of the rounds whose partner takes them."""

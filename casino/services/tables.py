@@ -16,6 +16,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from accounts.models import User
 from casino.models import Table, TableChange, TableChangeStatus
 from casino.selectors import table_rules_unfair_bets
 from core.actors import ActorType
@@ -56,7 +57,7 @@ def table_change_check(*, table: Table | None, values: dict) -> None:
     _check(values, table=table)
 
 
-def table_change_propose(*, table: Table | None, values: dict, reason: str, proposed_by) -> TableChange:
+def table_change_propose(*, table: Table | None, values: dict, reason: str, proposed_by: User) -> TableChange:
     """Propose a new table (`table` None) or new rules and limits for `table`; another staff member
     approves or rejects it."""
     if not reason.strip():
@@ -74,7 +75,7 @@ def table_change_propose(*, table: Table | None, values: dict, reason: str, prop
     return change
 
 
-def _decidable(change: TableChange, staff) -> TableChange:
+def _decidable(change: TableChange, staff: User) -> TableChange:
     change = TableChange.objects.select_for_update().get(pk=change.pk)
     if change.status != TableChangeStatus.PROPOSED:
         raise StateConflict(gettext("this table change was already decided"))
@@ -83,7 +84,7 @@ def _decidable(change: TableChange, staff) -> TableChange:
     return change
 
 
-def table_change_approve(*, change: TableChange, approved_by) -> Table:
+def table_change_approve(*, change: TableChange, approved_by: User) -> Table:
     """Apply the change: a new table (made closed), or the table's new rules and limits, if the
     table is still as it was proposed for. Rules change only while the table is closed: players
     never see them move under a bet; limits may change while it is open."""
@@ -123,7 +124,7 @@ def table_change_approve(*, change: TableChange, approved_by) -> Table:
     return table
 
 
-def table_change_reject(*, change: TableChange, rejected_by) -> TableChange:
+def table_change_reject(*, change: TableChange, rejected_by: User) -> TableChange:
     with transaction.atomic():
         change = _decidable(change, rejected_by)
         change.status, change.decided_by, change.decided_at = TableChangeStatus.REJECTED, rejected_by, timezone.now()
@@ -133,7 +134,7 @@ def table_change_reject(*, change: TableChange, rejected_by) -> TableChange:
     return change
 
 
-def table_set_open(*, table: Table, is_open: bool, by_user) -> Table:
+def table_set_open(*, table: Table, is_open: bool, by_user: User) -> Table:
     """Open or close the table; a table whose rules give the player an edge is never opened."""
     with transaction.atomic():
         table = Table.objects.select_for_update().get(pk=table.pk)

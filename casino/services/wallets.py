@@ -32,6 +32,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from accounts.models import Partner, Player
 from casino.models import Round, RoundStatus, WalletCall, WalletCallAttempt, WalletCallKind, WalletCallPurpose
 from casino.models import WalletCallStatus as Status
 from casino.services.webhooks import webhook_create_for_round
@@ -74,7 +75,7 @@ def transaction_id_for(*, round_id: uuid.UUID, purpose: str, attempt: int = 1) -
     return f"{round_id.hex}-{purpose}" + (f"-{attempt}" if attempt > 1 else "")
 
 
-def _url(partner, name: str) -> str:
+def _url(partner: Partner, name: str) -> str:
     return f"{partner.wallet_url.rstrip('/')}/{name}"
 
 
@@ -82,7 +83,7 @@ def _json(body: dict) -> bytes:
     return json.dumps(body, separators=(",", ":")).encode()
 
 
-def wallet_post(*, partner, name: str, nonce: str, body: dict) -> OutboundAnswer:
+def wallet_post(*, partner: Partner, name: str, nonce: str, body: dict) -> OutboundAnswer:
     """One signed call of the partner's wallet; an answer within WALLET_TIMEOUT_S or none. Never
     made inside a transaction: nothing of ours waits on the partner holding a lock."""
     connection_release_for_wait()
@@ -139,7 +140,7 @@ def _storable(text: str) -> str:
     return text.replace("\x00", "\ufffd")
 
 
-def wallet_balance_get(*, player) -> int:
+def wallet_balance_get(*, player: Player) -> int:
     """The player's balance at its partner (`GET wallet/`), or `wallet_unavailable`."""
     body = {"player": player.external_id, "currency": player.currency}
     answer = wallet_post(partner=player.partner, name="balance", nonce=secrets.token_hex(16), body=body)
@@ -179,7 +180,7 @@ def wallet_call_record(call: WalletCall, answer: OutboundAnswer, *, status: str 
 
 
 def wallet_debit_create(
-    *, player, round_id: uuid.UUID, purpose: str, amount: int, attempt: int = 1, request_scope: str = "",
+    *, player: Player, round_id: uuid.UUID, purpose: str, amount: int, attempt: int = 1, request_scope: str = "",
     request_key: str = "", request_hash: str = "",
 ) -> WalletCall:  # fmt: skip
     """A pending debit (inside the caller's short transaction): the request making it holds it for
@@ -264,12 +265,12 @@ def wallet_credit_create(*, round_: Round) -> WalletCall:
 # --- Sending credits and rollbacks -----------------------------------------------------------------
 
 
-def wallet_call_enqueue(call_id) -> None:
+def wallet_call_enqueue(call_id: uuid.UUID | str) -> None:
     task_enqueue(SEND_WALLET_CALL_TASK, call_id, attempt_now=lambda: wallet_call_send(call_id=call_id),
                  what=f"wallet call {call_id}")  # fmt: skip
 
 
-def wallet_call_send(*, call_id) -> bool:
+def wallet_call_send(*, call_id: uuid.UUID | str) -> bool:
     """One attempt of a credit or a rollback, if it is due. True once the partner has acknowledged
     it (now or before). A call another sender is attempting right now is leased (its next attempt
     set past the wallet's timeout), so it is not due: the task made for it and the sweeper never

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import uuid
 from datetime import timedelta
 
 from django.db import transaction
@@ -19,6 +20,7 @@ from casino.models import Round, WebhookAttempt, WebhookDelivery
 from casino.selectors import round_representation
 from core.after_commit import after_commit, task_enqueue
 from core.outbound import outbound_post
+from core.shapes import wire
 
 LEASE_S = 60  # a delivery being attempted is not picked up again for this long
 MAX_BACKOFF_S = 3600
@@ -35,18 +37,18 @@ def webhook_create_for_round(round_: Round) -> WebhookDelivery | None:
     if partner is None or not partner.webhook_url:
         return None
     delivery = WebhookDelivery(partner=partner, round=round_, next_attempt_at=timezone.now())
-    delivery.payload = {"id": str(delivery.id), "type": "round.settled", "data": round_representation(round_)}
+    delivery.payload = {"id": str(delivery.id), "type": "round.settled", "data": wire(round_representation(round_))}
     delivery.save(force_insert=True)
     after_commit(functools.partial(webhook_enqueue, delivery.id), what=f"queueing webhook {delivery.id}")
     return delivery
 
 
-def webhook_enqueue(delivery_id) -> None:
+def webhook_enqueue(delivery_id: uuid.UUID | str) -> None:
     task_enqueue(DELIVER_WEBHOOK_TASK, delivery_id, attempt_now=lambda: webhook_deliver(delivery_id=delivery_id),
                  what=f"webhook {delivery_id}")  # fmt: skip
 
 
-def webhook_deliver(*, delivery_id) -> bool:
+def webhook_deliver(*, delivery_id: uuid.UUID | str) -> bool:
     """One attempt. Returns True once the partner has acknowledged the event (now or before)."""
     now = timezone.now()
     with transaction.atomic():

@@ -40,20 +40,32 @@ def _round_open_sql(gate: str = "") -> str:
     )
 
 
-def _opened(row):
+class Opened(NamedTuple):
+    """What the first statement of placing a round read (`round_open`)."""
+
+    pair: SeedPair  # locked
+    table: Table
+    excluded: bool
+    limits: list  # protection_stake_guards' limits in force
+    wallet_id: int
+    in_play_id: int
+
+
+def _opened(row) -> Opened | None:
     if row is None or row[0] is None:  # no active pair or no such table (the claim's outer join: all NULL)
         return None
     pair, table = instances_from_row(row[:-4], (SeedPair, Table))
     excluded, limits, wallet_id, in_play_id = row[-4:]
-    return pair, table, excluded, json.loads(limits), wallet_id, in_play_id  # jsonb comes as text in Django
+    return Opened(pair, table, excluded, json.loads(limits), wallet_id, in_play_id)  # jsonb comes as text in Django
 
 
-def round_open(*, player_id: int, currency: str, table_id: int, guard_kinds: list[str], at: datetime):
+def round_open(*, player_id: int, currency: str, table_id: int, guard_kinds: list[str],
+               at: datetime) -> Opened | None:  # fmt: skip
     """The first statement of placing a round: lock the player's active seed pair (a player's rounds
     run one at a time, and every one gets its own nonce), and read the table, the player's
     exclusion and limits in force of `guard_kinds` (protection's rules, `protection_stake_guards`)
-    and its wallet and money-in-play account ids. Returns (pair, table, excluded, limits,
-    wallet id, in-play id), or None when the player has no active pair or the table does not exist."""
+    and its wallet and money-in-play account ids; None when the player has no active pair or the
+    table does not exist."""
     with connection.cursor() as cursor:
         cursor.execute(_round_open_sql(), [table_id, guard_kinds, at, currency, player_id])
         return _opened(cursor.fetchone())
@@ -70,18 +82,21 @@ def _round_open_claiming_sql() -> str:
     )
 
 
-CLAIM_COLUMNS = core_sql.IDEMPOTENCY_CLAIM_COLUMN_COUNT
+class ClaimedOpening(NamedTuple):
+    claim: tuple  # the claim's columns, core.sql.IDEMPOTENCY_CLAIM_COLUMNS (RequestKey.claimed reads them)
+    opened: Opened | None  # None: the claim did not take the key, or as `round_open`
 
 
 def round_open_claiming(*, claim: list, player_id: int, currency: str, table_id: int, guard_kinds: list[str],
-                        at: datetime) -> tuple[tuple, tuple | None]:  # fmt: skip
+                        at: datetime) -> ClaimedOpening:  # fmt: skip
     """`round_open` and the request's idempotency claim in one statement (`claim`: the parameters
-    of core.sql's claim): (the claim's columns, what `round_open` returns). The round is opened
-    only if this request took the key and no response is stored for it."""
+    of core.sql's claim). The round is opened only if this request took the key and no response
+    is stored for it."""
     with connection.cursor() as cursor:
         cursor.execute(_round_open_claiming_sql(), [*claim, table_id, guard_kinds, at, currency, player_id])
         row = cursor.fetchone()
-    return row[:CLAIM_COLUMNS], _opened(row[CLAIM_COLUMNS:])
+    width = core_sql.IDEMPOTENCY_CLAIM_COLUMN_COUNT  # the claim's columns come first
+    return ClaimedOpening(row[:width], _opened(row[width:]))
 
 
 @functools.cache
@@ -97,15 +112,23 @@ def _rounds_for_decision_sql(skip_locked: bool, several: bool = False) -> str:
     )
 
 
-def _for_decision(row) -> tuple[Round, int, int]:
+class ForDecision(NamedTuple):
+    """A round read for its decision (locked), with its player's account ids."""
+
+    round: Round  # its seed pair and player read with it
+    wallet_id: int
+    in_play_id: int
+
+
+def _for_decision(row) -> ForDecision:
     round_, pair, player = instances_from_row(row[:-2], (Round, SeedPair, Player))
     Round.seed_pair.field.set_cached_value(round_, pair)
     Round.player.field.set_cached_value(round_, player)
-    return round_, row[-2], row[-1]
+    return ForDecision(round_, row[-2], row[-1])
 
 
 def round_for_decision(*, round_id: uuid.UUID, player_id: int | None = None, status: str | None = None,
-                       skip_locked: bool = False) -> tuple[Round, int, int] | None:  # fmt: skip
+                       skip_locked: bool = False) -> ForDecision | None:  # fmt: skip
     """The round (of this player, in this status, if given) with its row lock, its seed pair and
     player, and the player's wallet and money-in-play account ids; None if there is none (or,
     `skip_locked`, if another transaction holds it)."""
@@ -115,7 +138,7 @@ def round_for_decision(*, round_id: uuid.UUID, player_id: int | None = None, sta
     return None if row is None else _for_decision(row)
 
 
-def rounds_for_decision(*, round_ids: list[uuid.UUID], status: str) -> list[tuple[Round, int, int]]:
+def rounds_for_decision(*, round_ids: list[uuid.UUID], status: str) -> list[ForDecision]:
     """`round_for_decision` for several rounds in one statement, those another transaction holds
     left out (SKIP LOCKED), in the order of their decision deadlines."""
     with connection.cursor() as cursor:

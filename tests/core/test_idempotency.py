@@ -11,6 +11,12 @@ from core import sql
 from core.errors import IdempotencyConflict
 from core.idempotency import idempotent_folded
 from core.models import IdempotencyRecord
+from core.shapes import shape
+
+
+@shape
+class MadeShape:
+    made: str
 
 pytestmark = pytest.mark.django_db
 
@@ -30,7 +36,7 @@ def _carrying_work(request_key):
 
 
 def test_carried_claim_and_store_answer_replay_and_conflict():
-    respond = lambda made: (201, {"made": made})  # noqa: E731
+    respond = lambda made: (201, MadeShape(made=made))  # noqa: E731
     first = idempotent_folded(_request(), scope="t:1", work=_carrying_work, respond=respond)
     assert (first.status_code, first.data) == (201, {"made": "made"})
     replay = idempotent_folded(_request(), scope="t:1", work=_carrying_work, respond=respond)
@@ -43,5 +49,18 @@ def test_carried_claim_and_store_answer_replay_and_conflict():
 def test_work_that_does_not_carry_the_claim_is_refused_and_stores_nothing():
     with pytest.raises(RuntimeError, match="did not carry"):
         idempotent_folded(_request(key="fold-2"), scope="t:2", work=lambda request_key: None,
-                          respond=lambda made: (201, {}))  # fmt: skip
+                          respond=lambda made: (201, MadeShape(made=made)))  # fmt: skip
     assert not IdempotencyRecord.objects.filter(scope="t:2").exists()
+
+
+def test_what_is_stored_for_a_replay_is_made_from_a_declared_shape_only():
+    """The stored bytes are the rendering of the answer's shape (core/shapes.py): a hand-built body
+    is refused before anything is stored."""
+    with pytest.raises(TypeError):
+        idempotent_folded(_request(key="fold-3"), scope="t:3", work=_carrying_work,
+                          respond=lambda made: (201, {"made": made}))  # fmt: skip
+    assert not IdempotencyRecord.objects.filter(scope="t:3").exists()
+    first = idempotent_folded(_request(key="fold-4"), scope="t:4", work=_carrying_work,
+                              respond=lambda made: (201, MadeShape(made=made)))  # fmt: skip
+    stored = IdempotencyRecord.objects.get(scope="t:4")
+    assert first.rendered_content == stored.response_text.encode() == b'{"made":"made"}'

@@ -74,7 +74,7 @@ def test_a_loss_limit_counts_what_was_lost(table):
         place(player, table, main=1000)
     with pytest.raises(LimitExceeded, match="loss"):
         place(player, table, main=100)
-    assert protection_summary(player=player)["limits"][0]["used"] == 2_000
+    assert protection_summary(player=player).limits[0].used == 2_000
 
 
 @pytest.mark.django_db
@@ -85,11 +85,11 @@ def test_a_stake_not_paid_back_yet_counts_as_lost(table):
     limit_set(player=player, kind="loss", period="day", amount=1_500, actor=caller(player))
     set_next_round(player, tie=False, player_wins=True)
     won = round_place(player=player, table_id=table.pk, main_bet=1000, actor=Actor.player(player))
-    assert protection_summary(player=player)["limits"][0]["used"] == 1_000  # staked, not paid yet
+    assert protection_summary(player=player).limits[0].used == 1_000  # staked, not paid yet
     with pytest.raises(LimitExceeded):
         place(player, table, main=1000)
     round_settle(round_id=won.id)
-    assert protection_summary(player=player)["limits"][0]["used"] == 0  # paid 2000 for 1000 staked
+    assert protection_summary(player=player).limits[0].used == 0  # paid 2000 for 1000 staked
     place(player, table, main=1000)
 
 
@@ -123,8 +123,8 @@ def test_a_decrease_applies_at_once_an_increase_after_24_hours(clock, table):
     limit_set(player=player, kind="wager", period="day", amount=1_000, actor=caller(player))
     limit_set(player=player, kind="wager", period="day", amount=5_000, actor=caller(player))
     assert limit_in_force(player=player, kind="wager", period="day").amount == 1_000
-    summary = protection_summary(player=player)["limits"][0]
-    assert summary["amount"] == 1_000 and summary["pending"]["amount"] == 5_000
+    summary = protection_summary(player=player).limits[0]
+    assert summary.amount == 1_000 and summary.pending.amount == 5_000
     clock.advance(hours=23, minutes=59)
     assert limit_in_force(player=player, kind="wager", period="day").amount == 1_000
     clock.advance(minutes=2)
@@ -143,7 +143,7 @@ def test_a_removal_waits_and_a_later_decrease_beats_a_pending_increase(clock):
     limit_set(player=player, kind="deposit", period="week", amount=8_000, actor=caller(player))
     clock.advance(hours=30)
     assert limit_in_force(player=player, kind="deposit", period="week").amount == 8_000
-    assert protection_summary(player=player)["limits"][0]["pending"] is None
+    assert protection_summary(player=player).limits[0].pending is None
 
 
 @pytest.mark.django_db
@@ -216,7 +216,7 @@ def test_self_exclusion_lasts_its_months(clock):
     exclusion = exclusion_start(player=player, kind="self_exclusion", months=6, actor=caller(player))
     assert 182 <= (exclusion.ends_at - exclusion.starts_at).days <= 184
     clock.advance(days=100)
-    assert protection_summary(player=player)["exclusion"]["kind"] == "self_exclusion"
+    assert protection_summary(player=player).exclusion.kind == "self_exclusion"
 
 
 @pytest.mark.django_db
@@ -230,9 +230,9 @@ def test_reality_check_figures(clock, table):
     place(player, table, main=2000)
     clock.advance(minutes=45)
     figures = session_figures(player=player)
-    assert figures["rounds"] == 2 and figures["staked"] == 3000 and figures["net"] == 1000
-    assert 2700 <= figures["elapsed_s"] <= 2710
-    assert figures["next_reality_check_at"] is not None
+    assert figures.rounds == 2 and figures.staked == 3000 and figures.net == 1000
+    assert 2700 <= figures.elapsed_s <= 2710
+    assert figures.next_reality_check_at is not None
 
 
 @pytest.mark.django_db(transaction=True)

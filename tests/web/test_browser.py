@@ -227,8 +227,8 @@ def test_a_person_steals_a_pile_in_steal_war(page, web_player):
 
     match = Match.objects.get(player=web_player)
     assert match.steals == [1]
-    events = match_representation(match, match_replay(match))["events"]
-    assert any(e["type"] == "steal" and e["seat"] == 0 and e["seats"] == [1] for e in events)
+    events = match_representation(match, match_replay(match), page_url=str).events
+    assert any(e.type == "steal" and e.seat == 0 and e.seats == [1] for e in events)
 
 
 def test_reality_check_shows_the_session_and_can_stop_it(page, open_table, web_player):

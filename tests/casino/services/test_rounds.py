@@ -164,7 +164,7 @@ def test_decision_values_follow_the_cards_seen(db):
     from casino.selectors import round_decision_values
 
     values = round_decision_values(round_)
-    assert values["surrender"] == -0.5 and -0.40 < values["war"] < -0.38
+    assert values.surrender == -0.5 and -0.40 < values.war < -0.38
 
 
 # --- deadlines without beat (issue #33 item 3) ----------------------------------------------------------
