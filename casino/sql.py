@@ -3,7 +3,8 @@
 (placing, deciding, settling): docs/BENCHMARKS.md has the figures that asked for them. The rest of
 the casino reads and writes through the ORM.
 
-The writes are functions of the schema (`migrations/0008_round_functions.py`); they move money
+The writes are functions of the schema (`migrations/0008_round_functions.py`, settlement's in
+`sql/casino_rounds_settle.sql`); they move money
 only through the ledger's `ledger_post_entry` and record audit events through `core_audit_record`.
 """
 
@@ -172,20 +173,24 @@ def rounds_decide(*, decisions: list[Decision]) -> None:
         ])  # fmt: skip
 
 
-ROUNDS_SETTLE = "SELECT settled_round, webhook_partner FROM casino_rounds_settle(%s, %s, %s)"
+ROUNDS_SETTLE = "SELECT settled_round, webhook_partner, credit_call FROM casino_rounds_settle(%s, %s, %s)"
 
 
 class Settled(NamedTuple):
-    rounds: list[tuple[uuid.UUID, int | None]]  # each settled round, with its partner if it takes webhooks
+    rounds: list[tuple[uuid.UUID, int | None]]  # each settled round, with its partner if it takes webhooks now
     left: int  # rounds due but left for the next batch: their player's accounts were busy
+    credits: list[uuid.UUID]  # the seamless rounds' credits recorded, to be sent after commit
 
 
 def rounds_settle(*, ids: list[uuid.UUID] | None, resolved_before: datetime, limit: int) -> Settled:
-    """Settle resolved rounds in one statement: these `ids`, or else the oldest resolved before
+    """Settle resolved rounds, transfer and seamless alike, in one statement
+    (casino/sql/casino_rounds_settle.sql): these `ids`, or else the oldest resolved before
     `resolved_before`, at most `limit`. Another batch running, a round another transaction holds,
     and a round whose player's accounts are busy right now are all left alone, not waited for."""
     with connection.cursor() as cursor:
         cursor.execute(ROUNDS_SETTLE, [ids, resolved_before, limit])
         rows = cursor.fetchall()
-    left = sum(count for round_id, count in rows if round_id is None)
-    return Settled([row for row in rows if row[0] is not None], left)
+    left = sum(count for round_id, count, _ in rows if round_id is None)
+    done = [row for row in rows if row[0] is not None]
+    return Settled([(round_id, partner) for round_id, partner, _ in done], left,
+                   [credit for _, _, credit in done if credit is not None])  # fmt: skip

@@ -250,8 +250,8 @@ def test_rounds_settle_pays_each_round_once_and_names_the_partners_that_take_web
     house = Account.objects.filter(kind=AccountKind.HOUSE, currency="EUR")
     assert sum(house.values_list("balance", flat=True)) == 0  # -100 paid out to one, +100 kept from the other
     assert not Account.objects.filter(kind=AccountKind.PLAYER_IN_PLAY).exclude(balance=0).exists()
-    assert sql.rounds_settle(ids=None, resolved_before=later, limit=10) == ([], 0)
-    assert sql.rounds_settle(ids=[won.id], resolved_before=later, limit=1) == ([], 0)
+    assert sql.rounds_settle(ids=None, resolved_before=later, limit=10) == ([], 0, [])
+    assert sql.rounds_settle(ids=[won.id], resolved_before=later, limit=1) == ([], 0, [])
     assert JournalEntry.objects.filter(idempotency_key__endswith=":settle").count() == 2
 
 
@@ -305,7 +305,7 @@ def test_rounds_settle_takes_the_oldest_first_and_at_most_its_limit():
     rounds = [_placed(player, table, resolved_at=now - timedelta(seconds=10 - n)) for n in range(3)]
     settled = sql.rounds_settle(ids=None, resolved_before=now, limit=2)
     assert {round_id for round_id, _ in settled.rounds} == {rounds[0].id, rounds[1].id}
-    assert sql.rounds_settle(ids=None, resolved_before=now - timedelta(seconds=20), limit=10) == ([], 0)
+    assert sql.rounds_settle(ids=None, resolved_before=now - timedelta(seconds=20), limit=10) == ([], 0, [])
 
 
 @pytest.mark.django_db(transaction=True)
@@ -317,7 +317,7 @@ def test_rounds_settle_leaves_a_round_another_transaction_holds():
         other.execute("SELECT 1 FROM casino_round WHERE id = %s FOR UPDATE", [held.id])
         settled = sql.rounds_settle(ids=[held.id, free.id], resolved_before=timezone.now(), limit=10)
         other.execute("ROLLBACK")
-    assert settled == ([(free.id, None)], 0)
+    assert settled == ([(free.id, None)], 0, [])
     assert Round.objects.get(pk=held.id).status == "resolved"
 
 
@@ -331,9 +331,9 @@ def test_rounds_settle_leaves_a_player_whose_accounts_are_busy_and_says_how_many
         other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR NO KEY UPDATE", [wallet.pk])  # a round placed
         settled = sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10)
         other.execute("ROLLBACK")
-    assert settled == ([(free.id, None)], 1)
+    assert settled == ([(free.id, None)], 1, [])
     assert Round.objects.get(pk=busy.id).status == "resolved"
-    assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([(busy.id, None)], 0)
+    assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([(busy.id, None)], 0, [])
 
 
 @pytest.mark.django_db(transaction=True)
@@ -343,9 +343,9 @@ def test_one_batch_settles_at_a_time_and_another_leaves_at_once():
     with _other_connection() as other:
         other.execute("BEGIN")
         other.execute("SELECT pg_advisory_xact_lock(7461002)")  # a batch running
-        assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([], 0)
+        assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([], 0, [])
         other.execute("ROLLBACK")
-    assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([(round_.id, None)], 0)
+    assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([(round_.id, None)], 0, [])
 
 
 def test_round_for_decision_reads_the_round_its_pair_player_and_accounts():
