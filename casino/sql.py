@@ -123,17 +123,28 @@ def rounds_for_decision(*, round_ids: list[uuid.UUID], status: str) -> list[tupl
         return [_for_decision(row) for row in cursor.fetchall()]
 
 
-ROUND_PLACE = "SELECT casino_round_place(%s::jsonb, %s::jsonb, %s, %s, %s, %s, %s)"
+ROUND_PLACE = "SELECT casino_round_place(%s::jsonb, %s::jsonb, %s, %s, %s, %s, %s, %s, %s, %s)"
 ROUND_PLACE_STORING = f"{ROUND_PLACE}, {core_sql.IDEMPOTENCY_STORE_CALL}"
 
 
+class Funding(NamedTuple):
+    """A seamless stake's funding: the acknowledged debit paid from the partner's seamless account
+    (`account_id`) into the wallet, posted with the stake."""
+
+    key: str
+    reason: str
+    account_id: int
+
+
 def round_place(*, round_: Round, audit: dict, stake_key: str, stake_reason: str, wallet_id: int, in_play_id: int,
-                stake: int, store: list | None = None) -> bool | None:  # fmt: skip
-    """Write a dealt round: its nonce counted, the round, its audit event, its stake posted; with
-    `store` (the parameters of core.sql's store), the request's response stored in the same
-    statement, and whether it was (False: a response was stored already). Raises a DatabaseError
-    with SQLSTATE NONCE_TAKEN, or the ledger's INSUFFICIENT_FUNDS, having written nothing."""
-    params = [json.dumps(row_json(round_)), json.dumps(audit), stake_key, stake_reason, wallet_id, in_play_id, stake]
+                stake: int, store: list | None = None, funding: Funding | None = None) -> bool | None:  # fmt: skip
+    """Write a dealt round: its nonce counted, the round, its audit event, its stake posted (after
+    its `funding`, if given, in the same posting; casino/sql/casino_round_place.sql); with `store`
+    (the parameters of core.sql's store), the request's response stored in the same statement, and
+    whether it was (False: a response was stored already). Raises a DatabaseError with SQLSTATE
+    NONCE_TAKEN, or the ledger's INSUFFICIENT_FUNDS, having written nothing."""
+    params = [json.dumps(row_json(round_)), json.dumps(audit), stake_key, stake_reason, wallet_id, in_play_id, stake,
+              *(funding or (None, None, None))]  # fmt: skip
     with connection.cursor() as cursor:
         if store is None:
             cursor.execute(ROUND_PLACE, params)

@@ -29,6 +29,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from casino import sql
 from casino.models import Round, RoundStatus, WalletCall, WalletCallKind, WalletCallPurpose
 from casino.models import WalletCallStatus as Status
 from casino.services.rounds import round_decide, round_place, round_stake_check
@@ -54,7 +55,7 @@ from core.errors import (
 )
 from core.idempotency import KEEP_FOR
 from core.outbound import OutboundAnswer
-from ledger.services import partner_seamless_post, seamless_accounts_lock
+from ledger.services import partner_seamless_account_open, partner_seamless_post, seamless_accounts_lock
 
 
 @dataclass(frozen=True)
@@ -142,24 +143,35 @@ def _acknowledge(debit: Debit) -> WalletCall:
 
 
 def _fund(*, call: WalletCall, player, actor: Actor) -> None:
-    """The debited amount from the partner's seamless account into the player's wallet here, the
-    accounts the stake then moves locked with it (`seamless_accounts_lock`)."""
+    """A raise's debited amount from the partner's seamless account into the player's wallet here,
+    the accounts the raise then moves locked with it (`seamless_accounts_lock`)."""
     seamless_accounts_lock(partner=call.partner, player=player)
     partner_seamless_post(
         partner=call.partner, player=player, amount=call.amount, into_wallet=True,
-        # round:<id>:stake-funding, round:<id>:raise-funding (round:<id>:raise-2-funding...)
-        idempotency_key=f"round:{call.round_id}:{call.transaction_id.split('-', 1)[1]}-funding",
-        actor=actor, reason=f"{call.purpose} debited from the partner's wallet ({call.transaction_id})",
-        reference_type="round", reference_id=str(call.round_id),
+        idempotency_key=_funding_key(call), actor=actor, reason=_funding_reason(call), reference_type="round",
+        reference_id=str(call.round_id),
     )  # fmt: skip
+
+
+def _funding_key(call: WalletCall) -> str:
+    # round:<id>:stake-funding, round:<id>:raise-funding (round:<id>:raise-2-funding...)
+    return f"round:{call.round_id}:{call.transaction_id.split('-', 1)[1]}-funding"
+
+
+def _funding_reason(call: WalletCall) -> str:
+    return f"{call.purpose} debited from the partner's wallet ({call.transaction_id})"
 
 
 def seamless_round_place(*, debit: Debit, player, table_id: int, main_bet: int, tie_bet: int, actor: Actor) -> Round:
     """Step 3 of placing a seamless round: inside the request's transaction, the debit acknowledged
-    and paid into the wallet here with the player's seed pair held (the lock order of every round)."""
+    with the player's seed pair held (the lock order of every round), then paid into the wallet
+    here by the statement that stakes it (casino/sql.py `Funding`: one posting, its accounts
+    locked together)."""
 
-    def fund() -> None:
-        _fund(call=_acknowledge(debit), player=player, actor=actor)
+    def fund() -> sql.Funding:
+        call = _acknowledge(debit)
+        account = partner_seamless_account_open(partner=call.partner, player=player)
+        return sql.Funding(key=_funding_key(call), reason=_funding_reason(call), account_id=account.id)
 
     return round_place(player=player, table_id=table_id, main_bet=main_bet, tie_bet=tie_bet, actor=actor,
                        round_id=debit.call.round_id, before_staking=fund)  # fmt: skip

@@ -1,19 +1,31 @@
-"""Seamless rounds settle through `casino_rounds_settle`, as transfer rounds do (issue 29 item 2,
-issue 34): the payout's credit to the partner's seamless account is posted in the same call of
-`ledger_post_entries`, and the credit's wallet call recorded in the same statement. The function's
-body is casino/sql/casino_rounds_settle.sql, read when this migration runs; it answers one more
-column (the credit), so the old one is dropped first. Backwards: the body 0013 left.
+"""Seamless rounds at the transfer path's cost (issue 29 item 2, issue 34).
+
+* `casino_rounds_settle` settles seamless rounds as it settles transfer rounds: the payout's
+  credit to the partner's seamless account is posted in the same call of `ledger_post_entries`,
+  and the credit's wallet call recorded by the same statement. It answers one more column (the
+  credit), so the old one is dropped first.
+* `casino_round_place` takes a seamless stake's funding (the debit the partner acknowledged, paid
+  from its seamless account into the wallet) and posts it with the stake, by one call of
+  `ledger_post_entries`. Three more parameters (with defaults): the old one is dropped first.
+
+The bodies are casino/sql/<function>.sql, read when this migration runs. Backwards: the bodies
+0013 left, as PostgreSQL showed them.
 """
 
 from pathlib import Path
 
 from django.db import migrations
 
-SETTLE = (Path(__file__).resolve().parent.parent / "sql" / "casino_rounds_settle.sql").read_text()
-DROP = "DROP FUNCTION IF EXISTS casino_rounds_settle(uuid[], timestamp with time zone, integer);"
+SQL = Path(__file__).resolve().parent.parent / "sql"
+SETTLE = (SQL / "casino_rounds_settle.sql").read_text()
+PLACE = (SQL / "casino_round_place.sql").read_text()
+DROP_SETTLE = "DROP FUNCTION IF EXISTS casino_rounds_settle(uuid[], timestamp with time zone, integer);"
+DROP_PLACE = "DROP FUNCTION IF EXISTS casino_round_place(jsonb, jsonb, text, text, bigint, bigint, bigint);"
+DROP_PLACE_FUNDED = (
+    "DROP FUNCTION IF EXISTS casino_round_place(jsonb, jsonb, text, text, bigint, bigint, bigint, text, text, bigint);"
+)
 
-# The body 0013 left (its `settle_function()`), as PostgreSQL showed it.
-PREVIOUS = r"""
+PREVIOUS_SETTLE = r"""
 CREATE OR REPLACE FUNCTION casino_rounds_settle(p_ids uuid[], p_resolved_before timestamp with time zone, p_limit integer)
  RETURNS TABLE(settled_round uuid, webhook_partner bigint)
  LANGUAGE plpgsql
@@ -137,7 +149,36 @@ BEGIN
 END $function$;
 """
 
+PREVIOUS_PLACE = r"""
+CREATE OR REPLACE FUNCTION casino_round_place(p_round jsonb, p_audit jsonb, p_stake_key text, p_stake_reason text, p_wallet bigint, p_in_play bigint, p_stake bigint)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    v casino_round := jsonb_populate_record(NULL::casino_round, p_round);
+    v_outcome text;
+BEGIN
+    UPDATE casino_seedpair SET next_nonce = next_nonce + 1 WHERE id = v.seed_pair_id AND next_nonce = v.nonce;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'nonce % of seed pair % was taken', v.nonce, v.seed_pair_id USING ERRCODE = 'CSN01';
+    END IF;
+    INSERT INTO casino_round SELECT v.*;
+    PERFORM core_audit_record(v.placed_by_type, v.placed_by_id, 'round.placed', 'round', v.id::text, p_audit);
+    -- Last: the wallet row stays locked only from here to the commit.
+    SELECT e.outcome INTO v_outcome
+      FROM ledger_post_entries(ARRAY[p_stake_key], '{stake}', ARRAY[p_stake_reason], ARRAY[v.placed_by_type],
+                               ARRAY[v.placed_by_id], '{round}', ARRAY[v.id::text], '{NULL}', '{1,1}',
+                               ARRAY[p_wallet, p_in_play], ARRAY[-p_stake, p_stake], ARRAY[v.currency, v.currency]) AS e;
+    IF v_outcome <> 'posted' THEN
+        RAISE EXCEPTION 'stake key % was used already', p_stake_key USING ERRCODE = 'CSN01';
+    END IF;
+END $function$;
+"""
+
 
 class Migration(migrations.Migration):
     dependencies = [("casino", "0015_table_changes_four_eyes")]
-    operations = [migrations.RunSQL([DROP, SETTLE], reverse_sql=[DROP, PREVIOUS])]
+    operations = [
+        migrations.RunSQL([DROP_SETTLE, SETTLE], reverse_sql=[DROP_SETTLE, PREVIOUS_SETTLE]),
+        migrations.RunSQL([DROP_PLACE, PLACE], reverse_sql=[DROP_PLACE_FUNDED, PREVIOUS_PLACE]),
+    ]
