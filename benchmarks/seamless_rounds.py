@@ -71,7 +71,7 @@ print(json.dumps({
 def partner_wallet(setup: dict, *, port: int, latency_ms: float):
     """The partner's wallet in a process of its own, with the partner's secret from the setup."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.wallet_server", "--port", str(port), "--secret", setup["partner_secret"],
+        [sys.executable, "-m", "tests.wallet_server", "--port", str(port), f"--secret={setup['partner_secret']}",
          "--latency-ms", str(latency_ms), "--initial-balance", str(FUNDS)],
         cwd=ROOT, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip

@@ -19,7 +19,7 @@ from typing import NamedTuple
 from django.db import connection
 
 from accounts.models import Player
-from casino.models import Round, SeedPair, Table
+from casino.models import Round, SeedPair, Table, WalletCall
 from core import sql as core_sql
 from core.rows import instances_from_row, row_json, select_list
 
@@ -205,3 +205,26 @@ def rounds_settle(*, ids: list[uuid.UUID] | None, resolved_before: datetime, lim
     done = [row for row in rows if row[0] is not None]
     return Settled([(round_id, partner) for round_id, partner, _ in done], left,
                    [credit for _, _, credit in done if credit is not None])  # fmt: skip
+
+
+WALLET_CALLS_ANSWERED = (
+    f"UPDATE {WalletCall._meta.db_table} AS c SET attempts = v.attempts, last_status_code = v.status_code,"
+    " last_error = v.error, last_answer = v.answer, latency_ms = v.latency_ms, partner_balance = v.balance,"
+    " status = v.status, answered_at = v.answered_at, next_attempt_at = v.next_attempt_at"
+    " FROM unnest(%s::uuid[], %s::integer[], %s::smallint[], %s::text[], %s::text[], %s::integer[], %s::bigint[],"
+    " %s::text[], %s::timestamptz[], %s::timestamptz[])"
+    " AS v(id, attempts, status_code, error, answer, latency_ms, balance, status, answered_at, next_attempt_at)"
+    " WHERE c.id = v.id"
+)
+
+
+def wallet_calls_answered(*, calls: list[WalletCall]) -> None:
+    """What a batch of attempts left in these calls (their rows held): one statement for the batch,
+    where the ORM's bulk update builds a CASE per call and field, the most of a credit's CPU
+    (docs/BENCHMARKS.md)."""
+    columns = [[getattr(call, name) for call in calls] for name in (
+        "pk", "attempts", "last_status_code", "last_error", "last_answer", "latency_ms", "partner_balance", "status",
+        "answered_at", "next_attempt_at",
+    )]  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(WALLET_CALLS_ANSWERED, columns)

@@ -91,12 +91,9 @@ def _debit(call: WalletCall) -> Debit:
 def _stake_claim(*, player, amount: int, scope: str, key: str, request_hash: str) -> WalletCall:
     """Step 1's claim: the pending debit of this request, new or (its first attempt died) taken over."""
     with transaction.atomic():
-        existing = (
-            WalletCall.objects.select_for_update(of=("self",))
-            .select_related("partner", "player")
-            .filter(request_scope=scope, request_key=key)
-            .first()
-        )
+        # No join: a key used before is rare, and its call's partner and player are read if it is.
+        found = WalletCall.objects.select_for_update(of=("self",)).filter(request_scope=scope, request_key=key)
+        existing = next(iter(found[:1]), None)
         if existing is not None and existing.created_at < timezone.now() - KEEP_FOR:
             existing.request_key = ""  # the key's stored response is gone: the key is free again
             existing.save(update_fields=["request_key"])
@@ -133,9 +130,12 @@ def seamless_stake_debit(*, player, table_id: int, main_bet: int, tie_bet: int, 
 
 
 def _acknowledge(debit: Debit) -> WalletCall:
-    """In step 3's transaction: the debit acknowledged, unless the sweeper gave it up meanwhile."""
-    held = WalletCall.objects.select_for_update(of=("self",)).select_related("partner", "player")
-    call = held.get(pk=debit.call.pk)
+    """In step 3's transaction: the debit acknowledged, unless the sweeper gave it up meanwhile.
+    Its row is locked and only what may have changed since the claim is read again (its partner
+    and player came with the claim)."""
+    call = debit.call
+    held = WalletCall.objects.select_for_update(of=("self",)).filter(pk=call.pk)
+    call.status, call.attempts = held.values_list("status", "attempts").get()
     if call.status != Status.PENDING:
         raise _refused(Status.REFUSED if call.status == Status.REFUSED else Status.FAILED)
     wallet_call_record(call, debit.answer, status=Status.ACKNOWLEDGED)

@@ -35,6 +35,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from casino import sql
 from casino.models import Round, RoundStatus, WalletCall, WalletCallAttempt, WalletCallKind, WalletCallPurpose
 from casino.models import WalletCallStatus as Status
 from casino.services.webhooks import webhook_create_for_round
@@ -183,7 +184,7 @@ def _answer_applied(call: WalletCall, answer: OutboundAnswer, *, status: str | N
 
 
 RECORDED_FIELDS = ["attempts", "last_status_code", "last_error", "last_answer", "latency_ms", "partner_balance",
-                   "status", "answered_at", "next_attempt_at"]  # fmt: skip
+                   "status", "answered_at"]  # fmt: skip
 
 
 def _answer_audit(call: WalletCall, answer: OutboundAnswer) -> AuditEvent:
@@ -198,7 +199,7 @@ def wallet_call_record(call: WalletCall, answer: OutboundAnswer, *, status: str 
     _answer_applied(call, answer, status=status).save()
     if status is not None:
         _answer_audit(call, answer).save()
-    call.save(update_fields=RECORDED_FIELDS[:-1])
+    call.save(update_fields=RECORDED_FIELDS)
 
 
 def wallet_debit_create(
@@ -425,7 +426,7 @@ def _credits_record(calls: list[WalletCall], answers: list[OutboundAnswer]) -> i
                 call.next_attempt_at = now + timedelta(seconds=backoff_seconds(call.attempts))
         if held:
             WalletCallAttempt.objects.bulk_create(attempts)
-            WalletCall.objects.bulk_update(held, RECORDED_FIELDS)
+            sql.wallet_calls_answered(calls=held)
         AuditEvent.objects.bulk_create(audits)
         _rounds_settled(acknowledged)
     return len(acknowledged)

@@ -8,9 +8,10 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
+from accounts.partners import partner_player_upsert
 from accounts.services import partner_create
 from casino import sql
-from casino.models import Round, RoundStatus
+from casino.models import Round, RoundStatus, WalletCall
 from casino.services.fairness import seed_pair_active
 from core import sql as core_sql
 from core.idempotency import idempotency_lock_id
@@ -435,3 +436,29 @@ def test_rounds_decide_refuses_the_whole_batch_and_writes_nothing(refusal):
     assert Round.objects.get(pk=first.pk).status == RoundStatus.AWAITING_DECISION
     assert not AuditEvent.objects.filter(action="round.decided").exists()
     assert not JournalEntry.objects.filter(idempotency_key__endswith=":raise").exists()
+
+
+def test_wallet_calls_answered_writes_each_calls_own_answer_and_nothing_else(fake_dns):
+    fake_dns["wallet.example"] = "93.184.216.34"
+    partner, _ = partner_create(name="Seamless", wallet_url="https://wallet.example/w")
+    player, _ = partner_player_upsert(partner=partner, external_id="p-1", currency="EUR")
+    now = timezone.now()
+
+    def credit(n: int) -> WalletCall:
+        return WalletCall.objects.create(
+            transaction_id=f"t{n}-payout", kind="credit", purpose="payout", partner=partner, player=player,
+            round_id=uuid.uuid4(), amount=n, currency="EUR", request_body={}, next_attempt_at=now,
+        )  # fmt: skip
+
+    answered, failed, untouched = credit(1), credit(2), credit(3)
+    answered.attempts, answered.last_status_code, answered.last_answer = 1, 200, '{"balance": 5}'
+    answered.partner_balance, answered.status, answered.answered_at, answered.latency_ms = 5, "acknowledged", now, 3
+    failed.attempts, failed.last_status_code, failed.last_error, failed.latency_ms = 2, 500, "HTTP 500", 7
+    failed.next_attempt_at = now + timedelta(seconds=4)
+    sql.wallet_calls_answered(calls=[answered, failed])
+    rows = {c.pk: c for c in WalletCall.objects.all()}
+    fields = ("attempts", "last_status_code", "last_error", "last_answer", "latency_ms", "partner_balance", "status",
+              "answered_at", "next_attempt_at")  # fmt: skip
+    for call in (answered, failed, untouched):
+        assert [getattr(rows[call.pk], f) for f in fields] == [getattr(call, f) for f in fields]
+    assert rows[untouched.pk].attempts == 0 and rows[untouched.pk].status == "pending"
