@@ -358,8 +358,10 @@ def _rounds_settled(credits: list[WalletCall]) -> None:
 # transaction, lock or connection of ours held, and records every answer in one transaction.
 
 SEND_CREDITS_TASK = "casino.send_credits"  # casino/tasks.py
-CREDIT_BATCH = 200
 CREDITS_IN_FLIGHT = 16  # core/outbound.py keeps 16 connections per partner address
+# A batch is sent within its lease even if every call times out: 64 / 16 = 4 waves of at most
+# WALLET_TIMEOUT_S (5 s), well inside CALL_LEASE_S (30 s), so no other sender takes a credit back.
+CREDIT_BATCH = 64
 _senders: tuple[int, ThreadPoolExecutor] | None = None  # (the process it belongs to, the threads)
 
 
