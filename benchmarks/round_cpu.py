@@ -14,6 +14,7 @@ the ties left waiting, and the settlement of every resolved round.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import io
 import json
@@ -85,9 +86,13 @@ def main() -> None:
     parser.add_argument("--get", metavar="PATH", help="time GET PATH (with the token, or signed with --partner) instead")
     parser.add_argument("--house-rule", action="store_true",
                         help="then take the house rule for the ties left waiting, as the worker does, and measure that")
+    parser.add_argument("--seamless", type=float, metavar="MS", default=None,
+                        help="a seamless partner's player (implies --partner), its wallet a process of its own "
+                             "answering after MS ms; --settle then also sends the credits, as the worker does")  # fmt: skip
     parser.add_argument("--settle", action="store_true",
                         help="then settle the rounds placed as the worker does (batches), and measure that too")
     args = parser.parse_args()
+    args.partner = args.partner or args.seamless is not None
 
     url = fresh_database(os.environ.get("BENCH_DB", "bench_round_cpu"), CODE)  # BENCH_DB: beside others' runs
     os.environ.update(
@@ -102,11 +107,28 @@ def main() -> None:
 
     django.setup()
     from django.core.cache import cache
+
+    cache.clear()
+    wallet = contextlib.nullcontext()
+    if args.seamless is None:
+        setup = bench_setup(players=1, partner_players=1)
+    else:  # the wallet's address is known once it runs, and it needs the partner's secret first
+        from django.conf import settings
+
+        from benchmarks.seamless_rounds import partner_wallet
+
+        settings.OUTBOUND_ALLOW_PRIVATE = True
+        port = int(os.environ.get("BENCH_WALLET_PORT", "18202"))
+        setup = bench_setup(players=0, partner_players=1, wallet_url=f"http://127.0.0.1:{port}/wallet")
+        wallet = partner_wallet(setup, port=port, latency_ms=args.seamless)
+    with wallet:
+        _measure(args, setup)
+
+
+def _measure(args, setup: dict) -> None:
     from django.core.handlers.wsgi import WSGIHandler
     from django.db import connection, reset_queries
 
-    cache.clear()
-    setup = bench_setup(players=1, partner_players=1)
     table = setup["table"]
     handler = WSGIHandler()
     body = json.dumps({"table": table, "main_bet": 100}).encode()
@@ -185,10 +207,25 @@ def main() -> None:
         from casino.services.settlement import rounds_settle_due
 
         time.sleep(1.5)  # ties wait out their decision time (without --house-rule they stay waiting)
+        from casino.services import settlement, wallets
+
+        settlement.wallet_credits_enqueue = lambda: None  # the credits are measured apart, below
         backend_started, started_cpu = _process_cpu_s(backend), time.process_time()
         count = rounds_settle_due()
         settled = {"settled": count, "settle_cpu_ms_per_round": round((time.process_time() - started_cpu) / count * 1000, 3),
                    "settle_postgres_cpu_ms_per_round": round((_process_cpu_s(backend) - backend_started) / count * 1000, 3)}  # fmt: skip
+        if args.seamless is not None:
+            backend_started, started_cpu = _process_cpu_s(backend), time.process_time()
+            if profiler:  # with --profile, where the credits' time goes too (this thread's share)
+                profiler.enable()
+            # (a checkout from before batched credits, BENCH_ROOT: its sweeper sends them one by one)
+            send = getattr(wallets, "wallet_credits_send", None) or wallets.wallet_calls_send_due
+            credited = send()
+            if profiler:
+                profiler.disable()
+            settled |= {"credited": credited,
+                        "credit_cpu_ms_per_round": round((time.process_time() - started_cpu) / credited * 1000, 3),
+                        "credit_postgres_cpu_ms_per_round": round((_process_cpu_s(backend) - backend_started) / credited * 1000, 3)}  # fmt: skip
     print(json.dumps({
         "path": "partner" if args.partner else "token", "rounds": args.rounds, "statuses": statuses, **house_rule,
         **settled,

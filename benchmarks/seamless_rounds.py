@@ -71,7 +71,7 @@ print(json.dumps({
 def partner_wallet(setup: dict, *, port: int, latency_ms: float):
     """The partner's wallet in a process of its own, with the partner's secret from the setup."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.wallet_server", "--port", str(port), "--secret", setup["partner_secret"],
+        [sys.executable, "-m", "tests.wallet_server", "--port", str(port), f"--secret={setup['partner_secret']}",
          "--latency-ms", str(latency_ms), "--initial-balance", str(FUNDS)],
         cwd=ROOT, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
@@ -174,33 +174,49 @@ def main() -> None:
                         help="latencies (ms) also run with DATABASE_POOL=true: a request waiting on the wallet "
                              "holds no database connection")  # fmt: skip
     parser.add_argument("--pool-size", type=int, default=4, help="DATABASE_POOL_SIZE, per gunicorn process")
+    parser.add_argument("--before-root", default="",
+                        help="another checkout (with its .venv) run beside this one, each run of a pass first "
+                             "there (odd passes) or last (even passes): before and after in one invocation")  # fmt: skip
     args = parser.parse_args()
     seamless = [(float(ms), False) for ms in args.latencies.split(",") if ms]
     seamless += [(float(ms), True) for ms in args.pool_latencies.split(",") if ms]
+    roots = [("", http_rounds.CODE)]
+    if args.before_root:
+        roots.insert(0, ("before: ", Path(args.before_root).resolve()))
 
     runs: list[dict] = []
     for number in range(1, args.passes + 1):
-        if not args.no_transfer:
-            runs.append({"pass": number, **http_rounds.run_ours("partner", args, name="transfer wallet",
-                                                               during=open_transactions)})  # fmt: skip
-            print(json.dumps(runs[-1]), flush=True)
-        for latency_ms, pooled in seamless:
-            url = f"http://127.0.0.1:{args.wallet_port}/wallet"
-            setup_code = (
-                "import json; from benchmarks.load import bench_setup; "
-                f"print(json.dumps(bench_setup(players=0, partner_players={args.clients}, wallet_url={url!r})))"
-            )
-            extra_env = {"OUTBOUND_ALLOW_PRIVATE": "true"}
-            if pooled:
-                extra_env |= {"DATABASE_POOL": "true", "DATABASE_POOL_SIZE": str(args.pool_size)}
-            runs.append({"pass": number, **http_rounds.run_ours(
-                "partner", args, name=f"seamless, wallet {latency_ms:g} ms" + (", pooled" if pooled else ""),
-                extra_env=extra_env,
-                setup_code=setup_code, during=open_transactions, checks=wallet_checks,
-                companion=lambda setup, ms=latency_ms: partner_wallet(setup, port=args.wallet_port, latency_ms=ms),
-            )})  # fmt: skip
-            print(json.dumps(runs[-1]), flush=True)
+        for label, code in roots if number % 2 else roots[::-1]:
+            http_rounds.CODE, http_rounds.PYTHON = code, code / ".venv" / "bin" / "python"
+            _pass(runs, number, args, seamless, label)
+    _summary(runs)
 
+
+def _pass(runs: list, number: int, args, seamless: list, label: str) -> None:
+    """One pass's runs of one checkout: the transfer wallet, then each seamless configuration."""
+    if not args.no_transfer:
+        runs.append({"pass": number, **http_rounds.run_ours("partner", args, name=f"{label}transfer wallet",
+                                                           during=open_transactions)})  # fmt: skip
+        print(json.dumps(runs[-1]), flush=True)
+    for latency_ms, pooled in seamless:
+        url = f"http://127.0.0.1:{args.wallet_port}/wallet"
+        setup_code = (
+            "import json; from benchmarks.load import bench_setup; "
+            f"print(json.dumps(bench_setup(players=0, partner_players={args.clients}, wallet_url={url!r})))"
+        )
+        extra_env = {"OUTBOUND_ALLOW_PRIVATE": "true"}
+        if pooled:
+            extra_env |= {"DATABASE_POOL": "true", "DATABASE_POOL_SIZE": str(args.pool_size)}
+        runs.append({"pass": number, **http_rounds.run_ours(
+            "partner", args, name=f"{label}seamless, wallet {latency_ms:g} ms" + (", pooled" if pooled else ""),
+            extra_env=extra_env,
+            setup_code=setup_code, during=open_transactions, checks=wallet_checks,
+            companion=lambda setup, ms=latency_ms: partner_wallet(setup, port=args.wallet_port, latency_ms=ms),
+        )})  # fmt: skip
+        print(json.dumps(runs[-1]), flush=True)
+
+
+def _summary(runs: list) -> None:
     summary = {}
     for run in runs:
         row = {
@@ -216,7 +232,22 @@ def main() -> None:
             row |= {key: run[key] for key in ("credits_acknowledged", "repeated_calls", "rounds_credited_twice", "wallet_balances_equal_ours",
                                               "wallet_net_equals_ledger", "wallet_calls")}  # fmt: skip
         summary[f"{run['service']} (pass {run['pass']})"] = row
-    print(json.dumps({"summary": summary}, indent=2))
+    # Per configuration, the median of its passes; each seamless one beside its checkout's transfer
+    # wallet in the same pass (rounds/s ratio, p99 ratio), and the median of those ratios.
+    medians = {}
+    by_name: dict[str, list[dict]] = collections.defaultdict(list)
+    for run in runs:
+        by_name[run["service"]].append(run)
+    for name, named in by_name.items():
+        row = {key: statistics.median(r[key] for r in named) for key in ("rate", "p99_ms")}
+        row["lag_p99_s"] = statistics.median(r["lag_s"]["p99"] for r in named)
+        transfer = name.replace(name.split("before: ")[-1], "transfer wallet")
+        if transfer != name and transfer in by_name:
+            paired = [(r, t) for r in named for t in by_name[transfer] if t["pass"] == r["pass"]]
+            row["rate_vs_transfer"] = round(statistics.median(r["rate"] / t["rate"] for r, t in paired), 3)
+            row["p99_vs_transfer"] = round(statistics.median(r["p99_ms"] / t["p99_ms"] for r, t in paired), 3)
+        medians[name] = row
+    print(json.dumps({"summary": summary, "medians": medians}, indent=2))
 
 
 if __name__ == "__main__":

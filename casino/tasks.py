@@ -7,7 +7,13 @@ from casino.reports import round_hours_sum_up
 from casino.services.matches import matches_purge
 from casino.services.rounds import DECIDE_WHEN_DUE_TASK, round_decide_when_due, rounds_decide_timed_out
 from casino.services.settlement import SETTLE_DUE_TASK, round_settle, rounds_settle_due, rounds_settle_overdue
-from casino.services.wallets import SEND_WALLET_CALL_TASK, wallet_call_send, wallet_calls_send_due
+from casino.services.wallets import (
+    SEND_CREDITS_TASK,
+    SEND_WALLET_CALL_TASK,
+    wallet_call_send,
+    wallet_calls_send_due,
+    wallet_credits_send,
+)
 from casino.services.webhooks import DELIVER_WEBHOOK_TASK, webhook_deliver, webhooks_deliver_due
 
 
@@ -50,6 +56,11 @@ def deliver_due_webhooks_task() -> int:
 @shared_task(name=SEND_WALLET_CALL_TASK, acks_late=True)
 def send_wallet_call_task(call_id: str) -> bool:
     return wallet_call_send(call_id=call_id)
+
+
+@shared_task(name=SEND_CREDITS_TASK, acks_late=True)
+def send_credits_task() -> int:
+    return wallet_credits_send()
 
 
 @shared_task(name="casino.send_due_wallet_calls")

@@ -219,24 +219,6 @@ def stake_into_play(*, player: Player, amount: int, idempotency_key: str, actor:
     )  # fmt: skip
 
 
-def stakes_settle(*, player: Player, currency: str, staked: int, payout: int, idempotency_key: str, actor: Actor,
-                  reason: str, reference_type: str, reference_id: str) -> JournalEntry:  # fmt: skip
-    """Everything staked leaves money in play: the payout to the wallet, the rest to the house
-    (or the house pays what the payout exceeds the stakes by)."""
-    if type(staked) is not int or type(payout) is not int or staked <= 0 or payout < 0:
-        raise InvalidAmount(gettext("stakes are positive and a payout is not negative"))
-    wallet, in_play = player_accounts_open(player=player)
-    lines = [Line(in_play, -staked)]
-    if payout:
-        lines.append(Line(wallet, payout))
-    if staked != payout:
-        lines.append(Line(house_account(currency=currency, spread_by=idempotency_key), staked - payout))
-    return ledger_post(
-        idempotency_key=idempotency_key, kind=EntryKind.SETTLEMENT, lines=lines, actor=actor, reason=reason,
-        reference_type=reference_type, reference_id=reference_id,
-    )  # fmt: skip
-
-
 def partner_transfer_post(*, partner: Partner, player: Player, amount: int, into_wallet: bool, idempotency_key: str,
                           actor: Actor, reason: str, reference_id: str) -> JournalEntry:  # fmt: skip
     """Money between a partner's settlement account and its player's wallet (`out` beyond the
@@ -265,16 +247,13 @@ def partner_seamless_account_open(*, partner: Partner, player: Player) -> Accoun
     return account
 
 
-def seamless_accounts_lock(*, partner: Partner, player: Player, house_spread_by: str | None = None) -> None:
-    """Inside a transaction, before the first entry of a seamless round: lock every account its
-    entries touch (the partner's seamless shard, the player's wallet and money in play, and the
-    house shard of `house_spread_by` when settling) at once, in primary-key order. Its entries
-    lock them in two steps otherwise (funding, then the stake; the settlement, then the credit),
+def seamless_accounts_lock(*, partner: Partner, player: Player) -> None:
+    """Inside a transaction, before the first entry of a seamless stake: lock every account its
+    entries touch (the partner's seamless shard, the player's wallet and money in play) at once,
+    in primary-key order. Its entries lock them in two steps otherwise (funding, then the stake),
     and a placement and a settlement of the same player could each wait on the other."""
     wallet, in_play = player_accounts_open(player=player)
     ids = [partner_seamless_account_open(partner=partner, player=player).id, wallet.id, in_play.id]
-    if house_spread_by is not None:
-        ids.append(house_account(currency=player.currency, spread_by=house_spread_by).id)
     sql.accounts_lock(account_ids=ids)
 
 

@@ -190,7 +190,7 @@ def round_stake_check(*, player: Player, table_id: int, main_bet: int, tie_bet: 
 
 def round_place(*, player: Player, table_id: int, main_bet: int, tie_bet: int = 0, actor: Actor,
                 round_id: uuid.UUID | None = None, request_key: RequestKey | None = None,
-                before_staking: Callable[[], None] | None = None) -> Round:  # fmt: skip
+                before_staking: Callable[[], sql.Funding | None] | None = None) -> Round:  # fmt: skip
     """Place a round of `main_bet` (and `tie_bet`) minor units at the table: deal it, and stake
     the bets from the wallet. Refused by the table (closed, another currency, the bets off its
     limits), the player's protection (limits, exclusion) or the wallet (insufficient funds).
@@ -202,9 +202,10 @@ def round_place(*, player: Player, table_id: int, main_bet: int, tie_bet: int = 
     a limit. `round_id`: the id chosen before (a seamless round's, which its debit carries).
     `request_key`: the API request's Idempotency-Key (core/idempotency.py `idempotent_folded`),
     claimed in the first statement and its response stored in the second. `before_staking()` runs
-    with the seed pair held and the checks passed, before the stake is posted (a seamless round's
-    stake is paid into the wallet there: its accounts are locked after the seed pair, as every
-    round locks them; docs/ARCHITECTURE.md "Lock order")."""
+    with the seed pair held and the checks passed, before the stake is posted; what it returns (a
+    seamless round's acknowledged debit) is paid into the wallet by the statement that posts the
+    stake, in the same posting (its accounts locked together, after the seed pair, as every round
+    locks them; docs/ARCHITECTURE.md "Lock order")."""
     main, tie = main_bet, tie_bet
     if not 1 <= table_id < 2**63:
         raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
@@ -215,8 +216,7 @@ def round_place(*, player: Player, table_id: int, main_bet: int, tie_bet: int = 
         table = _check_table(opened.table, table_id=table_id, player=player, main=main, tie=tie)
         protection_check_stake(player=player, amount=main + tie,
                                guards=(opened.excluded, limits_by_kind_and_period(opened.limits)))  # fmt: skip
-        if before_staking is not None:
-            before_staking()
+        funding = before_staking() if before_staking is not None else None
         rules = table.rules
         nonce = pair.next_nonce
         round_id = round_id or uuid.uuid4()
@@ -250,7 +250,7 @@ def round_place(*, player: Player, table_id: int, main_bet: int, tie_bet: int = 
                 round_=round_, audit={"main_bet": main, "tie_bet": tie, "nonce": nonce, "status": round_.status},
                 stake_key=f"round:{round_id}:stake", stake_reason="main and tie bets" if tie else "main bet",
                 wallet_id=wallet_id, in_play_id=in_play_id, stake=main + tie,
-                store=request_key.store_params(round_) if request_key is not None else None,
+                store=request_key.store_params(round_) if request_key is not None else None, funding=funding,
             )  # fmt: skip
         except DatabaseError as exc:
             _raise_refusal(exc)

@@ -30,6 +30,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from accounts.models import Player
+from casino import sql
 from casino.models import Round, RoundStatus, WalletCall, WalletCallKind, WalletCallPurpose
 from casino.models import WalletCallStatus as Status
 from casino.services.rounds import round_decide, round_place, round_stake_check
@@ -55,7 +56,7 @@ from core.errors import (
 )
 from core.idempotency import KEEP_FOR
 from core.outbound import OutboundAnswer
-from ledger.services import partner_seamless_post, seamless_accounts_lock
+from ledger.services import partner_seamless_account_open, partner_seamless_post, seamless_accounts_lock
 
 
 @dataclass(frozen=True)
@@ -91,12 +92,9 @@ def _debit(call: WalletCall) -> Debit:
 def _stake_claim(*, player: Player, amount: int, scope: str, key: str, request_hash: str) -> WalletCall:
     """Step 1's claim: the pending debit of this request, new or (its first attempt died) taken over."""
     with transaction.atomic():
-        existing = (
-            WalletCall.objects.select_for_update(of=("self",))
-            .select_related("partner", "player")
-            .filter(request_scope=scope, request_key=key)
-            .first()
-        )
+        # No join: a key used before is rare, and its call's partner and player are read if it is.
+        found = WalletCall.objects.select_for_update(of=("self",)).filter(request_scope=scope, request_key=key)
+        existing = next(iter(found[:1]), None)
         if existing is not None and existing.created_at < timezone.now() - KEEP_FOR:
             existing.request_key = ""  # the key's stored response is gone: the key is free again
             existing.save(update_fields=["request_key"])
@@ -133,9 +131,12 @@ def seamless_stake_debit(*, player: Player, table_id: int, main_bet: int, tie_be
 
 
 def _acknowledge(debit: Debit) -> WalletCall:
-    """In step 3's transaction: the debit acknowledged, unless the sweeper gave it up meanwhile."""
-    held = WalletCall.objects.select_for_update(of=("self",)).select_related("partner", "player")
-    call = held.get(pk=debit.call.pk)
+    """In step 3's transaction: the debit acknowledged, unless the sweeper gave it up meanwhile.
+    Its row is locked and only what may have changed since the claim is read again (its partner
+    and player came with the claim)."""
+    call = debit.call
+    held = WalletCall.objects.select_for_update(of=("self",)).filter(pk=call.pk)
+    call.status, call.attempts = held.values_list("status", "attempts").get()
     if call.status != Status.PENDING:
         raise _refused(Status.REFUSED if call.status == Status.REFUSED else Status.FAILED)
     wallet_call_record(call, debit.answer, status=Status.ACKNOWLEDGED)
@@ -143,25 +144,36 @@ def _acknowledge(debit: Debit) -> WalletCall:
 
 
 def _fund(*, call: WalletCall, player: Player, actor: Actor) -> None:
-    """The debited amount from the partner's seamless account into the player's wallet here, the
-    accounts the stake then moves locked with it (`seamless_accounts_lock`)."""
+    """A raise's debited amount from the partner's seamless account into the player's wallet here,
+    the accounts the raise then moves locked with it (`seamless_accounts_lock`)."""
     seamless_accounts_lock(partner=call.partner, player=player)
     partner_seamless_post(
         partner=call.partner, player=player, amount=call.amount, into_wallet=True,
-        # round:<id>:stake-funding, round:<id>:raise-funding (round:<id>:raise-2-funding...)
-        idempotency_key=f"round:{call.round_id}:{call.transaction_id.split('-', 1)[1]}-funding",
-        actor=actor, reason=f"{call.purpose} debited from the partner's wallet ({call.transaction_id})",
-        reference_type="round", reference_id=str(call.round_id),
+        idempotency_key=_funding_key(call), actor=actor, reason=_funding_reason(call), reference_type="round",
+        reference_id=str(call.round_id),
     )  # fmt: skip
+
+
+def _funding_key(call: WalletCall) -> str:
+    # round:<id>:stake-funding, round:<id>:raise-funding (round:<id>:raise-2-funding...)
+    return f"round:{call.round_id}:{call.transaction_id.split('-', 1)[1]}-funding"
+
+
+def _funding_reason(call: WalletCall) -> str:
+    return f"{call.purpose} debited from the partner's wallet ({call.transaction_id})"
 
 
 def seamless_round_place(*, debit: Debit, player: Player, table_id: int, main_bet: int, tie_bet: int,
                          actor: Actor) -> Round:  # fmt: skip
     """Step 3 of placing a seamless round: inside the request's transaction, the debit acknowledged
-    and paid into the wallet here with the player's seed pair held (the lock order of every round)."""
+    with the player's seed pair held (the lock order of every round), then paid into the wallet
+    here by the statement that stakes it (casino/sql/ `Funding`: one posting, its accounts
+    locked together)."""
 
-    def fund() -> None:
-        _fund(call=_acknowledge(debit), player=player, actor=actor)
+    def fund() -> sql.Funding:
+        call = _acknowledge(debit)
+        account = partner_seamless_account_open(partner=call.partner, player=player)
+        return sql.Funding(key=_funding_key(call), reason=_funding_reason(call), account_id=account.id)
 
     return round_place(player=player, table_id=table_id, main_bet=main_bet, tie_bet=tie_bet, actor=actor,
                        round_id=debit.call.round_id, before_staking=fund)  # fmt: skip

@@ -19,12 +19,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino import sql
-from casino.models import Round, RoundStatus, WalletCall, WalletCallKind
-from casino.services.wallets import wallet_credit_create
+from casino.models import Round
+from casino.services.wallets import wallet_credits_enqueue
 from casino.services.webhooks import webhook_create_for_round
-from core.actors import Actor
+from core.after_commit import after_commit
 from core.cache import cache_window_open
-from ledger.services import partner_seamless_post, seamless_accounts_lock, stakes_settle
 
 logger = logging.getLogger(__name__)
 SWEEP_AFTER_S = 3
@@ -95,19 +94,24 @@ def settlement_enqueue(round_id: uuid.UUID) -> None:
 
 def _settle(*, ids: list[uuid.UUID] | None, resolved_before: datetime | None, limit: int) -> sql.Settled:
     """One transaction: settle the rounds in one statement (casino/sql/: each round's payout
-    posted and the round marked settled; a round whose player's accounts are busy is left for the
-    next batch), then record the webhook events of the rounds whose partner takes them."""
+    posted and the round marked settled, a seamless round's payout credited to its partner's
+    seamless account and its credit recorded; a round whose player's accounts are busy is left for
+    the next batch), then record the webhook events of the transfer rounds whose partner takes
+    them. The credits go out after commit, as one batch (casino/services/wallets.py)."""
     with transaction.atomic():
         settled = sql.rounds_settle(ids=ids, resolved_before=resolved_before, limit=limit)
         for_webhooks = [round_id for round_id, partner_id in settled.rounds if partner_id is not None]
         if for_webhooks:
             for round_ in Round.objects.filter(pk__in=for_webhooks).select_related("player__partner", "seed_pair"):
                 webhook_create_for_round(round_)
+        if settled.credits:
+            after_commit(wallet_credits_enqueue, what=f"queueing {len(settled.credits)} credits")
     return settled
 
 
 def round_settle(*, round_id: uuid.UUID | str) -> bool:
-    """Pay the round's payout into the wallet through the ledger. True if this call settled it.
+    """Pay the round's payout into the wallet through the ledger (a seamless round's on to its
+    partner's wallet, by a credit). True if this call settled it.
 
     The statement claims the round with its row lock, skipping it if another attempt holds it
     right now; the ledger key `round:<id>:settle` makes any repeat harmless."""
@@ -115,56 +119,7 @@ def round_settle(*, round_id: uuid.UUID | str) -> bool:
         round_pk = uuid.UUID(str(round_id))
     except ValueError:
         return False
-    if len(_settle(ids=[round_pk], resolved_before=timezone.now(), limit=1).rounds) == 1:
-        return True
-    return _seamless_settle(round_pk)  # the statement leaves seamless rounds alone
-
-
-def _seamless_settle(round_id: uuid.UUID) -> bool:
-    """A seamless round's books settled and its credit made, in one transaction: everything staked
-    leaves money in play (the payout to the wallet, the rest to the house), the payout goes from
-    the wallet back to the partner's seamless account, and the credit of that payout (0 for a lost
-    round) is recorded, sent after commit. The round stays `resolved` until the partner
-    acknowledges the credit (casino/services/wallets.py). True if this call did it."""
-    with transaction.atomic():
-        round_ = (
-            Round.objects.select_for_update(skip_locked=True, of=("self",))
-            .select_related("player__partner")
-            .filter(pk=round_id, status=RoundStatus.RESOLVED, seamless=True)
-            .first()
-        )
-        if round_ is None or WalletCall.objects.filter(round_id=round_id, kind=WalletCallKind.CREDIT).exists():
-            return False
-        actor = Actor.system("settlement")
-        player, staked = round_.player, round_.main_bet + round_.tie_bet + round_.raise_bet
-        seamless_accounts_lock(partner=player.partner, player=player, house_spread_by=f"round:{round_id}:settle")
-        stakes_settle(
-            player=player, currency=round_.currency, staked=staked, payout=round_.payout,
-            idempotency_key=f"round:{round_id}:settle", actor=actor,
-            reason=f"{round_.outcome}: payout {round_.payout} of {staked} staked", reference_type="round",
-            reference_id=str(round_id),
-        )  # fmt: skip
-        if round_.payout:
-            partner_seamless_post(
-                partner=player.partner, player=player, amount=round_.payout, into_wallet=False,
-                idempotency_key=f"round:{round_id}:payout-credit", actor=actor,
-                reason="payout credited to the partner's wallet", reference_type="round", reference_id=str(round_id),
-            )  # fmt: skip
-        wallet_credit_create(round_=round_)
-        Round.objects.filter(pk=round_id).update(settle_attempts=round_.settle_attempts + 1)
-    return True
-
-
-def seamless_rounds_settle_due(*, older_than_s: float = 0, limit: int = 1000) -> int:
-    """Every resolved seamless round without its credit yet (resolved at least `older_than_s` ago)."""
-    due = list(
-        Round.objects.filter(status=RoundStatus.RESOLVED, seamless=True,
-                             resolved_at__lte=timezone.now() - timedelta(seconds=older_than_s))
-        .exclude(pk__in=WalletCall.objects.filter(kind=WalletCallKind.CREDIT, status="pending").values("round_id"))
-        .order_by("resolved_at")
-        .values_list("id", flat=True)[:limit]
-    )  # fmt: skip
-    return sum(_seamless_settle(round_id) for round_id in due)
+    return len(_settle(ids=[round_pk], resolved_before=timezone.now(), limit=1).rounds) == 1
 
 
 def rounds_settle_due(*, older_than_s: float = 0, limit: int = 10_000) -> int:
@@ -183,7 +138,7 @@ def rounds_settle_due(*, older_than_s: float = 0, limit: int = 10_000) -> int:
             continue
         if len(batch.rounds) + batch.left < size:
             break
-    return settled + seamless_rounds_settle_due(older_than_s=older_than_s)
+    return settled
 
 
 def rounds_settle_overdue(*, older_than_s: int = SWEEP_AFTER_S, limit: int = 10_000) -> int:

@@ -23,22 +23,27 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import os
 import secrets
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
 from accounts.models import Partner, Player
+from casino import sql
 from casino.models import Round, RoundStatus, WalletCall, WalletCallAttempt, WalletCallKind, WalletCallPurpose
 from casino.models import WalletCallStatus as Status
 from casino.services.webhooks import webhook_create_for_round
 from core.after_commit import after_commit, task_enqueue
 from core.audit import audit_record
 from core.errors import WalletUnavailable
+from core.models import AuditEvent
 from core.outbound import CONNECT_TIMEOUT_S, OutboundAnswer, outbound_post
 from core.parsers import json_loads_strict
 from core.transactions import connection_release_for_wait, retried_on_lost_connection
@@ -87,6 +92,12 @@ def wallet_post(*, partner: Partner, name: str, nonce: str, body: dict) -> Outbo
     """One signed call of the partner's wallet; an answer within WALLET_TIMEOUT_S or none. Never
     made inside a transaction: nothing of ours waits on the partner holding a lock."""
     connection_release_for_wait()
+    return _wallet_call(partner=partner, name=name, nonce=nonce, body=body)
+
+
+def _wallet_call(*, partner, name: str, nonce: str, body: dict) -> OutboundAnswer:
+    """The call itself, over the kept-alive connections of core/outbound.py (no database touched:
+    the credit senders' threads run it)."""
     timeout = settings.WALLET_TIMEOUT_S
     return outbound_post(url=_url(partner, name), secret=partner.secret, nonce=nonce, body=_json(body),
                          connect_timeout=min(CONNECT_TIMEOUT_S, timeout), read_timeout=timeout)  # fmt: skip
@@ -154,14 +165,11 @@ def wallet_balance_get(*, player: Player) -> int:
 # --- Recording calls -------------------------------------------------------------------------------
 
 
-def wallet_call_record(call: WalletCall, answer: OutboundAnswer, *, status: str | None) -> None:
-    """Inside a transaction holding the call's row: an attempt and what it answered; `status` the
-    call's new status (None: still pending)."""
+def _answer_applied(call: WalletCall, answer: OutboundAnswer, *, status: str | None) -> WalletCallAttempt:
+    """What an attempt and its answer change in the call (in memory), and the attempt's row (unsaved)."""
     text = _storable(answer.body.decode("utf-8", "replace")[:ANSWER_KEPT_CHARS])
     problem = wallet_answer_problem(answer, sent=call.request_body)
     error = _storable(answer.error or problem)[:300]  # a 200 that is no usable answer says why
-    WalletCallAttempt.objects.create(call=call, status_code=answer.status_code, error=error, answer=text,
-                                     duration_ms=answer.duration_ms)  # fmt: skip
     call.attempts += 1
     call.last_status_code = answer.status_code
     call.last_error = error
@@ -172,11 +180,27 @@ def wallet_call_record(call: WalletCall, answer: OutboundAnswer, *, status: str 
     if status is not None:
         call.status = status
         call.answered_at = timezone.now()
-        audit_record(actor_type="system", actor_id="seamless_wallet", action=f"wallet_call.{status}",
-                     obj_type="wallet_call", obj_id=call.transaction_id, kind=call.kind, amount=call.amount,
-                     status_code=answer.status_code)  # fmt: skip
-    call.save(update_fields=["attempts", "last_status_code", "last_error", "last_answer", "latency_ms",
-                             "partner_balance", "status", "answered_at"])  # fmt: skip
+    return WalletCallAttempt(call=call, status_code=answer.status_code, error=error, answer=text,
+                             duration_ms=answer.duration_ms)  # fmt: skip
+
+
+RECORDED_FIELDS = ["attempts", "last_status_code", "last_error", "last_answer", "latency_ms", "partner_balance",
+                   "status", "answered_at"]  # fmt: skip
+
+
+def _answer_audit(call: WalletCall, answer: OutboundAnswer) -> AuditEvent:
+    return AuditEvent(actor_type="system", actor_id="seamless_wallet", action=f"wallet_call.{call.status}",
+                      object_type="wallet_call", object_id=call.transaction_id,
+                      data={"kind": call.kind, "amount": call.amount, "status_code": answer.status_code})  # fmt: skip
+
+
+def wallet_call_record(call: WalletCall, answer: OutboundAnswer, *, status: str | None) -> None:
+    """Inside a transaction holding the call's row: an attempt and what it answered; `status` the
+    call's new status (None: still pending)."""
+    _answer_applied(call, answer, status=status).save()
+    if status is not None:
+        _answer_audit(call, answer).save()
+    call.save(update_fields=RECORDED_FIELDS)
 
 
 def wallet_debit_create(
@@ -245,23 +269,6 @@ def wallet_debit_give_up(*, call: WalletCall, answer: OutboundAnswer | None) -> 
     wallet_rollback_create(debit=call)
 
 
-def wallet_credit_create(*, round_: Round) -> WalletCall:
-    """Inside the settling transaction: the round's one credit (0 for a lost round), sent after commit."""
-    transaction_id = transaction_id_for(round_id=round_.id, purpose=WalletCallPurpose.PAYOUT)
-    player = round_.player
-    body = {"transaction_id": transaction_id, "player": player.external_id, "currency": round_.currency,
-            "amount": round_.payout, "round": str(round_.id), "kind": "payout"}  # fmt: skip
-    call = WalletCall.objects.create(
-        transaction_id=transaction_id, kind=WalletCallKind.CREDIT, purpose=WalletCallPurpose.PAYOUT,
-        partner_id=player.partner_id, player=player, round_id=round_.id, amount=round_.payout,
-        currency=round_.currency, request_body=body, next_attempt_at=timezone.now(),
-    )  # fmt: skip
-    audit_record(actor_type="system", actor_id="settlement", action="wallet_call.created", obj_type="wallet_call",
-                 obj_id=transaction_id, kind="credit", amount=round_.payout, round=str(round_.id))  # fmt: skip
-    after_commit(functools.partial(wallet_call_enqueue, call.pk), what=f"queueing credit {transaction_id}")
-    return call
-
-
 # --- Sending credits and rollbacks -----------------------------------------------------------------
 
 
@@ -319,16 +326,131 @@ def wallet_call_send(*, call_id: uuid.UUID | str) -> bool:
 
 def _round_settled(credit: WalletCall) -> None:
     """The partner acknowledged the round's credit: the round is settled, its webhook follows."""
-    rounds = Round.objects.select_for_update(of=("self",)).select_related("player__partner", "seed_pair")
-    round_ = rounds.get(pk=credit.round_id)
-    if round_.status != RoundStatus.RESOLVED:
+    _rounds_settled([credit])
+
+
+def _rounds_settled(credits: list[WalletCall]) -> None:
+    """Inside the transaction that recorded these acknowledged credits: their rounds settled (in
+    one statement), each with its audit event and its webhook."""
+    by_round = {credit.round_id: credit for credit in credits}
+    rounds = list(
+        Round.objects.select_for_update(of=("self",)).select_related("player__partner", "seed_pair")
+        .filter(pk__in=list(by_round), status=RoundStatus.RESOLVED).order_by("pk")
+    )  # fmt: skip
+    if not rounds:
         return
-    round_.status = RoundStatus.SETTLED
-    round_.settled_at = timezone.now()
-    round_.save(update_fields=["status", "settled_at"])
-    audit_record(actor_type="system", actor_id="settlement", action="round.settled", obj_type="round",
-                 obj_id=round_.id, payout=round_.payout, credit=credit.transaction_id)  # fmt: skip
-    webhook_create_for_round(round_)
+    now = timezone.now()
+    Round.objects.filter(pk__in=[round_.pk for round_ in rounds]).update(status=RoundStatus.SETTLED, settled_at=now)
+    AuditEvent.objects.bulk_create([
+        AuditEvent(actor_type="system", actor_id="settlement", action="round.settled", object_type="round",
+                   object_id=str(round_.id), data={"payout": round_.payout,
+                                                   "credit": by_round[round_.id].transaction_id})
+        for round_ in rounds
+    ])  # fmt: skip
+    for round_ in rounds:
+        round_.status, round_.settled_at = RoundStatus.SETTLED, now
+        webhook_create_for_round(round_)
+
+
+# --- Credits, in batches ---------------------------------------------------------------------------
+# Settlement records a batch of rounds' credits in one statement (casino/sql/casino_rounds_settle.sql)
+# and asks for one sender after its commit. A sender takes every credit due (a batch, leased so no
+# other sender takes it), sends them CREDITS_IN_FLIGHT at a time over kept-alive connections with no
+# transaction, lock or connection of ours held, and records every answer in one transaction.
+
+SEND_CREDITS_TASK = "casino.send_credits"  # casino/tasks.py
+CREDITS_IN_FLIGHT = 16  # core/outbound.py keeps 16 connections per partner address
+# A batch is sent within its lease even if every call times out: 64 / 16 = 4 waves of at most
+# WALLET_TIMEOUT_S (5 s), well inside CALL_LEASE_S (30 s), so no other sender takes a credit back.
+CREDIT_BATCH = 64
+_senders: tuple[int, ThreadPoolExecutor] | None = None  # (the process it belongs to, the threads)
+
+
+def _sender_threads() -> ThreadPoolExecutor:
+    """This process's sender threads (made again in a forked child: threads do not survive a fork)."""
+    global _senders
+    if _senders is None or _senders[0] != os.getpid():
+        _senders = (os.getpid(), ThreadPoolExecutor(CREDITS_IN_FLIGHT, thread_name_prefix="wallet-credit"))
+    return _senders[1]
+
+
+def wallet_credits_enqueue() -> None:
+    """After the commit of a settlement batch that recorded credits: one message for a sender,
+    whatever their number; without a broker (eager), they are sent now, in this process. A failed
+    publish is logged, never raised: the sweeper sends them."""
+    if current_app.conf.task_always_eager:
+        wallet_credits_send()
+        return
+    try:
+        current_app.send_task(SEND_CREDITS_TASK)
+    except Exception:
+        logger.warning("could not queue a credit sender; the sweeper will send the credits", exc_info=True)
+
+
+def _credits_claim(*, limit: int) -> list[WalletCall]:
+    """The credits due (at most `limit`), leased in one short transaction: no other sender takes
+    them while they are being sent; a sender killed meanwhile leaves them to the sweeper."""
+    with transaction.atomic():
+        calls = list(
+            WalletCall.objects.select_for_update(skip_locked=True, of=("self",)).select_related("partner")
+            .filter(status=Status.PENDING, kind=WalletCallKind.CREDIT,
+                    next_attempt_at__lte=timezone.now() + CLOCK_MARGIN)
+            .order_by("next_attempt_at")[:limit]
+        )  # fmt: skip
+        if calls:
+            leased_until = timezone.now() + timedelta(seconds=CALL_LEASE_S)
+            WalletCall.objects.filter(pk__in=[call.pk for call in calls]).update(next_attempt_at=leased_until)
+    return calls
+
+
+def _credit_post(call: WalletCall) -> OutboundAnswer:
+    return _wallet_call(partner=call.partner, name=call.kind, nonce=call.transaction_id, body=call.request_body)
+
+
+def _credits_record(calls: list[WalletCall], answers: list[OutboundAnswer]) -> int:
+    """One transaction: every answer recorded (attempts, calls, audit events, each statement for the
+    whole batch); the acknowledged credits' rounds settled. Returns how many were acknowledged."""
+    answered = {call.pk: answer for call, answer in zip(calls, answers, strict=True)}
+    with transaction.atomic():
+        held = list(
+            WalletCall.objects.select_for_update(of=("self",))
+            .filter(pk__in=list(answered), status=Status.PENDING).order_by("pk")
+        )  # fmt: skip
+        attempts, audits, acknowledged = [], [], []
+        now = timezone.now()
+        for call in held:
+            answer = answered[call.pk]
+            ok = not wallet_answer_problem(answer, sent=call.request_body)
+            attempts.append(_answer_applied(call, answer, status=Status.ACKNOWLEDGED if ok else None))
+            if ok:
+                audits.append(_answer_audit(call, answer))
+                acknowledged.append(call)
+            else:
+                call.next_attempt_at = now + timedelta(seconds=backoff_seconds(call.attempts))
+        if held:
+            WalletCallAttempt.objects.bulk_create(attempts)
+            sql.wallet_calls_answered(calls=held)
+        AuditEvent.objects.bulk_create(audits)
+        _rounds_settled(acknowledged)
+    return len(acknowledged)
+
+
+def wallet_credits_send(*, limit: int = CREDIT_BATCH) -> int:
+    """Send every credit due, a batch at a time: each batch leased, sent CREDITS_IN_FLIGHT at once
+    with nothing of ours held, and recorded. Returns how many the partners acknowledged."""
+    acknowledged = 0
+    while True:
+        calls = _credits_claim(limit=limit)
+        if not calls:
+            return acknowledged
+        connection_release_for_wait()
+        answers = [_credit_post(calls[0])] if len(calls) == 1 else list(_sender_threads().map(_credit_post, calls))
+        # The connection may have been cut while the wallets answered: recorded on a new one.
+        acknowledged += retried_on_lost_connection(
+            functools.partial(_credits_record, calls, answers), what=f"recording {len(calls)} credits"
+        )
+        if len(calls) < limit:
+            return acknowledged
 
 
 def wallet_calls_send_due(*, limit: int = 200) -> int:
@@ -354,9 +476,8 @@ def wallet_calls_send_due(*, limit: int = 200) -> int:
                 wallet_debit_give_up(call=call, answer=None)
                 done += 1
     due = list(
-        WalletCall.objects.filter(status=Status.PENDING, next_attempt_at__lte=now)
-        .exclude(kind=WalletCallKind.DEBIT)
+        WalletCall.objects.filter(status=Status.PENDING, kind=WalletCallKind.ROLLBACK, next_attempt_at__lte=now)
         .order_by("next_attempt_at")
         .values_list("id", flat=True)[:limit]
     )
-    return done + sum(wallet_call_send(call_id=call_id) for call_id in due)
+    return done + sum(wallet_call_send(call_id=call_id) for call_id in due) + wallet_credits_send()

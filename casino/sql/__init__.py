@@ -19,7 +19,7 @@ from typing import NamedTuple
 from django.db import connection
 
 from accounts.models import Player
-from casino.models import Round, SeedPair, Table
+from casino.models import Round, SeedPair, Table, WalletCall
 from core import sql as core_sql
 from core.rows import instances_from_row, row_json, select_list
 
@@ -146,17 +146,28 @@ def rounds_for_decision(*, round_ids: list[uuid.UUID], status: str) -> list[ForD
         return [_for_decision(row) for row in cursor.fetchall()]
 
 
-ROUND_PLACE = "SELECT casino_round_place(%s::jsonb, %s::jsonb, %s, %s, %s, %s, %s)"
+ROUND_PLACE = "SELECT casino_round_place(%s::jsonb, %s::jsonb, %s, %s, %s, %s, %s, %s, %s, %s)"
 ROUND_PLACE_STORING = f"{ROUND_PLACE}, {core_sql.IDEMPOTENCY_STORE_CALL}"
 
 
+class Funding(NamedTuple):
+    """A seamless stake's funding: the acknowledged debit paid from the partner's seamless account
+    (`account_id`) into the wallet, posted with the stake."""
+
+    key: str
+    reason: str
+    account_id: int
+
+
 def round_place(*, round_: Round, audit: dict, stake_key: str, stake_reason: str, wallet_id: int, in_play_id: int,
-                stake: int, store: list | None = None) -> bool | None:  # fmt: skip
-    """Write a dealt round: its nonce counted, the round, its audit event, its stake posted; with
-    `store` (the parameters of core.sql's store), the request's response stored in the same
-    statement, and whether it was (False: a response was stored already). Raises a DatabaseError
-    with SQLSTATE NONCE_TAKEN, or the ledger's INSUFFICIENT_FUNDS, having written nothing."""
-    params = [json.dumps(row_json(round_)), json.dumps(audit), stake_key, stake_reason, wallet_id, in_play_id, stake]
+                stake: int, store: list | None = None, funding: Funding | None = None) -> bool | None:  # fmt: skip
+    """Write a dealt round: its nonce counted, the round, its audit event, its stake posted (after
+    its `funding`, if given, in the same posting; casino/sql/casino_round_place.sql); with `store`
+    (the parameters of core.sql's store), the request's response stored in the same statement, and
+    whether it was (False: a response was stored already). Raises a DatabaseError with SQLSTATE
+    NONCE_TAKEN, or the ledger's INSUFFICIENT_FUNDS, having written nothing."""
+    params = [json.dumps(row_json(round_)), json.dumps(audit), stake_key, stake_reason, wallet_id, in_play_id, stake,
+              *(funding or (None, None, None))]  # fmt: skip
     with connection.cursor() as cursor:
         if store is None:
             cursor.execute(ROUND_PLACE, params)
@@ -196,20 +207,47 @@ def rounds_decide(*, decisions: list[Decision]) -> None:
         ])  # fmt: skip
 
 
-ROUNDS_SETTLE = "SELECT settled_round, webhook_partner FROM casino_rounds_settle(%s, %s, %s)"
+ROUNDS_SETTLE = "SELECT settled_round, webhook_partner, credit_call FROM casino_rounds_settle(%s, %s, %s)"
 
 
 class Settled(NamedTuple):
-    rounds: list[tuple[uuid.UUID, int | None]]  # each settled round, with its partner if it takes webhooks
+    rounds: list[tuple[uuid.UUID, int | None]]  # each settled round, with its partner if it takes webhooks now
     left: int  # rounds due but left for the next batch: their player's accounts were busy
+    credits: list[uuid.UUID]  # the seamless rounds' credits recorded, to be sent after commit
 
 
 def rounds_settle(*, ids: list[uuid.UUID] | None, resolved_before: datetime, limit: int) -> Settled:
-    """Settle resolved rounds in one statement: these `ids`, or else the oldest resolved before
+    """Settle resolved rounds, transfer and seamless alike, in one statement
+    (casino/sql/casino_rounds_settle.sql): these `ids`, or else the oldest resolved before
     `resolved_before`, at most `limit`. Another batch running, a round another transaction holds,
     and a round whose player's accounts are busy right now are all left alone, not waited for."""
     with connection.cursor() as cursor:
         cursor.execute(ROUNDS_SETTLE, [ids, resolved_before, limit])
         rows = cursor.fetchall()
-    left = sum(count for round_id, count in rows if round_id is None)
-    return Settled([row for row in rows if row[0] is not None], left)
+    left = sum(count for round_id, count, _ in rows if round_id is None)
+    done = [row for row in rows if row[0] is not None]
+    return Settled([(round_id, partner) for round_id, partner, _ in done], left,
+                   [credit for _, _, credit in done if credit is not None])  # fmt: skip
+
+
+WALLET_CALLS_ANSWERED = (
+    f"UPDATE {WalletCall._meta.db_table} AS c SET attempts = v.attempts, last_status_code = v.status_code,"
+    " last_error = v.error, last_answer = v.answer, latency_ms = v.latency_ms, partner_balance = v.balance,"
+    " status = v.status, answered_at = v.answered_at, next_attempt_at = v.next_attempt_at"
+    " FROM unnest(%s::uuid[], %s::integer[], %s::smallint[], %s::text[], %s::text[], %s::integer[], %s::bigint[],"
+    " %s::text[], %s::timestamptz[], %s::timestamptz[])"
+    " AS v(id, attempts, status_code, error, answer, latency_ms, balance, status, answered_at, next_attempt_at)"
+    " WHERE c.id = v.id"
+)
+
+
+def wallet_calls_answered(*, calls: list[WalletCall]) -> None:
+    """What a batch of attempts left in these calls (their rows held): one statement for the batch,
+    where the ORM's bulk update builds a CASE per call and field, the most of a credit's CPU
+    (docs/BENCHMARKS.md)."""
+    columns = [[getattr(call, name) for call in calls] for name in (
+        "pk", "attempts", "last_status_code", "last_error", "last_answer", "latency_ms", "partner_balance", "status",
+        "answered_at", "next_attempt_at",
+    )]  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(WALLET_CALLS_ANSWERED, columns)

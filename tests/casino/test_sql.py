@@ -8,9 +8,10 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
+from accounts.partners import partner_player_upsert
 from accounts.services import partner_create
 from casino import sql
-from casino.models import Round, RoundStatus
+from casino.models import Round, RoundStatus, WalletCall
 from casino.services.fairness import seed_pair_active
 from core import sql as core_sql
 from core.idempotency import idempotency_lock_id
@@ -250,8 +251,8 @@ def test_rounds_settle_pays_each_round_once_and_names_the_partners_that_take_web
     house = Account.objects.filter(kind=AccountKind.HOUSE, currency="EUR")
     assert sum(house.values_list("balance", flat=True)) == 0  # -100 paid out to one, +100 kept from the other
     assert not Account.objects.filter(kind=AccountKind.PLAYER_IN_PLAY).exclude(balance=0).exists()
-    assert sql.rounds_settle(ids=None, resolved_before=later, limit=10) == ([], 0)
-    assert sql.rounds_settle(ids=[won.id], resolved_before=later, limit=1) == ([], 0)
+    assert sql.rounds_settle(ids=None, resolved_before=later, limit=10) == ([], 0, [])
+    assert sql.rounds_settle(ids=[won.id], resolved_before=later, limit=1) == ([], 0, [])
     assert JournalEntry.objects.filter(idempotency_key__endswith=":settle").count() == 2
 
 
@@ -305,7 +306,7 @@ def test_rounds_settle_takes_the_oldest_first_and_at_most_its_limit():
     rounds = [_placed(player, table, resolved_at=now - timedelta(seconds=10 - n)) for n in range(3)]
     settled = sql.rounds_settle(ids=None, resolved_before=now, limit=2)
     assert {round_id for round_id, _ in settled.rounds} == {rounds[0].id, rounds[1].id}
-    assert sql.rounds_settle(ids=None, resolved_before=now - timedelta(seconds=20), limit=10) == ([], 0)
+    assert sql.rounds_settle(ids=None, resolved_before=now - timedelta(seconds=20), limit=10) == ([], 0, [])
 
 
 @pytest.mark.django_db(transaction=True)
@@ -317,7 +318,7 @@ def test_rounds_settle_leaves_a_round_another_transaction_holds():
         other.execute("SELECT 1 FROM casino_round WHERE id = %s FOR UPDATE", [held.id])
         settled = sql.rounds_settle(ids=[held.id, free.id], resolved_before=timezone.now(), limit=10)
         other.execute("ROLLBACK")
-    assert settled == ([(free.id, None)], 0)
+    assert settled == ([(free.id, None)], 0, [])
     assert Round.objects.get(pk=held.id).status == "resolved"
 
 
@@ -331,9 +332,9 @@ def test_rounds_settle_leaves_a_player_whose_accounts_are_busy_and_says_how_many
         other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR NO KEY UPDATE", [wallet.pk])  # a round placed
         settled = sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10)
         other.execute("ROLLBACK")
-    assert settled == ([(free.id, None)], 1)
+    assert settled == ([(free.id, None)], 1, [])
     assert Round.objects.get(pk=busy.id).status == "resolved"
-    assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([(busy.id, None)], 0)
+    assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([(busy.id, None)], 0, [])
 
 
 @pytest.mark.django_db(transaction=True)
@@ -343,9 +344,9 @@ def test_one_batch_settles_at_a_time_and_another_leaves_at_once():
     with _other_connection() as other:
         other.execute("BEGIN")
         other.execute("SELECT pg_advisory_xact_lock(7461002)")  # a batch running
-        assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([], 0)
+        assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([], 0, [])
         other.execute("ROLLBACK")
-    assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([(round_.id, None)], 0)
+    assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([(round_.id, None)], 0, [])
 
 
 def test_round_for_decision_reads_the_round_its_pair_player_and_accounts():
@@ -435,3 +436,29 @@ def test_rounds_decide_refuses_the_whole_batch_and_writes_nothing(refusal):
     assert Round.objects.get(pk=first.pk).status == RoundStatus.AWAITING_DECISION
     assert not AuditEvent.objects.filter(action="round.decided").exists()
     assert not JournalEntry.objects.filter(idempotency_key__endswith=":raise").exists()
+
+
+def test_wallet_calls_answered_writes_each_calls_own_answer_and_nothing_else(fake_dns):
+    fake_dns["wallet.example"] = "93.184.216.34"
+    partner, _ = partner_create(name="Seamless", wallet_url="https://wallet.example/w")
+    player, _ = partner_player_upsert(partner=partner, external_id="p-1", currency="EUR")
+    now = timezone.now()
+
+    def credit(n: int) -> WalletCall:
+        return WalletCall.objects.create(
+            transaction_id=f"t{n}-payout", kind="credit", purpose="payout", partner=partner, player=player,
+            round_id=uuid.uuid4(), amount=n, currency="EUR", request_body={}, next_attempt_at=now,
+        )  # fmt: skip
+
+    answered, failed, untouched = credit(1), credit(2), credit(3)
+    answered.attempts, answered.last_status_code, answered.last_answer = 1, 200, '{"balance": 5}'
+    answered.partner_balance, answered.status, answered.answered_at, answered.latency_ms = 5, "acknowledged", now, 3
+    failed.attempts, failed.last_status_code, failed.last_error, failed.latency_ms = 2, 500, "HTTP 500", 7
+    failed.next_attempt_at = now + timedelta(seconds=4)
+    sql.wallet_calls_answered(calls=[answered, failed])
+    rows = {c.pk: c for c in WalletCall.objects.all()}
+    fields = ("attempts", "last_status_code", "last_error", "last_answer", "latency_ms", "partner_balance", "status",
+              "answered_at", "next_attempt_at")  # fmt: skip
+    for call in (answered, failed, untouched):
+        assert [getattr(rows[call.pk], f) for f in fields] == [getattr(call, f) for f in fields]
+    assert rows[untouched.pk].attempts == 0 and rows[untouched.pk].status == "pending"
