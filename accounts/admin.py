@@ -86,8 +86,11 @@ class UserAdmin(BaseUserAdmin):
     def credentials(self, obj):
         devices = TOTPDevice.objects.filter(user=obj, confirmed=True).count()
         propose = reverse("admin:accounts_credentialreset_add") + f"?user={obj.pk}"
-        return format_html('{} authenticator(s) enrolled · <a href="{}">Propose a reset of the password or second '
-                           "factor</a>", devices, propose)  # fmt: skip
+        return format_html(
+            '{} authenticator(s) enrolled · <a href="{}">Propose a reset of the password or second factor</a>',
+            devices,
+            propose,
+        )
 
     def user_change_password(self, request, id, form_url=""):
         raise PermissionDenied("Nobody sets another's password here: propose a reset (four eyes).")
@@ -140,8 +143,9 @@ class CredentialResetAdmin(MakerCheckerAdmin):
 
     def save_model(self, request, obj, form, change):
         try:
-            created = credential_reset_propose(user=obj.user, kind=obj.kind, reason=obj.reason,
-                                               proposed_by=request.user)  # fmt: skip
+            created = credential_reset_propose(
+                user=obj.user, kind=obj.kind, reason=obj.reason, proposed_by=request.user
+            )
         except ServiceError as exc:
             self.message_user(request, exc.detail, messages.ERROR)
             return
@@ -183,8 +187,9 @@ class PartnerAdmin(admin.ModelAdmin):
             return "-"
         calls = reverse("admin:casino_walletcall_changelist") + f"?partner__id__exact={obj.pk}"
         day = reverse("wallet-reconciliation") + f"?partner={obj.pk}"
-        return format_html('<a href="{}">every call to its wallet</a> · <a href="{}">reconciliation of a day</a>',
-                           calls, day)  # fmt: skip
+        return format_html(
+            '<a href="{}">every call to its wallet</a> · <a href="{}">reconciliation of a day</a>', calls, day
+        )
 
     @admin.display(description="origins that may frame its game sessions")
     def framing(self, obj):
@@ -192,8 +197,13 @@ class PartnerAdmin(admin.ModelAdmin):
         table = html_table(("origin",), rows, empty="none: its game sessions open in a window of their own")
         changes = reverse("admin:accounts_partneroriginchange_changelist") + f"?partner__id__exact={obj.pk}"
         propose = reverse("admin:accounts_partneroriginchange_add") + f"?partner={obj.pk}"
-        return format_html('{}<p><a href="{}">Propose a change (maker-checker)</a> · <a href="{}">changes proposed and '
-                           "decided</a></p>", table, propose, changes)  # fmt: skip
+        return format_html(
+            '{}<p><a href="{}">Propose a change (maker-checker)</a> · <a href="{}">changes proposed and '
+            "decided</a></p>",
+            table,
+            propose,
+            changes,
+        )
 
     @admin.display(description="game sessions")
     def game_sessions(self, obj):
@@ -216,9 +226,16 @@ class PlayerAdmin(admin.ModelAdmin):
     list_filter = ("partner", "currency")
     search_fields = ("user__username", "external_id", "user__email")
     readonly_fields = (
-        "created_at", "confirmations", "wallet", "wallet_lines", "recent_rounds", "limits", "exclusions",
-        "adjustments", "identity_changes",
-    )  # fmt: skip
+        "created_at",
+        "confirmations",
+        "wallet",
+        "wallet_lines",
+        "recent_rounds",
+        "limits",
+        "exclusions",
+        "adjustments",
+        "identity_changes",
+    )
     fieldsets = (
         (None, {"fields": ("user", "partner", "external_id", "currency", "created_at", "confirmations")}),
         ("Wallet", {"fields": ("wallet", "wallet_lines")}),
@@ -241,10 +258,16 @@ class PlayerAdmin(admin.ModelAdmin):
     def confirmations(self, obj):
         if obj.partner_id is not None:
             return "nothing asked here: a partner's player (its casino asks)"
-        age = (f"{obj.age_confirmed_minimum} or older, {moment_text(obj.age_confirmed_at)}" if obj.age_confirmed_at
-               else "age not confirmed")  # fmt: skip
-        terms = (f"terms version {obj.terms_version}, {moment_text(obj.terms_accepted_at)}" if obj.terms_accepted_at
-                 else "terms not accepted")  # fmt: skip
+        age = (
+            f"{obj.age_confirmed_minimum} or older, {moment_text(obj.age_confirmed_at)}"
+            if obj.age_confirmed_at
+            else "age not confirmed"
+        )
+        terms = (
+            f"terms version {obj.terms_version}, {moment_text(obj.terms_accepted_at)}"
+            if obj.terms_accepted_at
+            else "terms not accepted"
+        )
         return f"{age}; {terms}"
 
     @admin.display(description="balance")
@@ -261,47 +284,70 @@ class PlayerAdmin(admin.ModelAdmin):
     @admin.display(description="last 20 rounds")
     def recent_rounds(self, obj):
         rows = [
-            (format_html('<a href="{}">{}</a>', reverse("admin:casino_round_change", args=[r.pk]), short_id(r.pk)),
-             moment_text(r.created_at), r.table.name, r.get_status_display(),
-             r.get_outcome_display() or "-", money_text(r.main_bet + r.tie_bet + r.raise_bet,
-             r.currency), money_text(r.net, r.currency))
+            (
+                format_html('<a href="{}">{}</a>', reverse("admin:casino_round_change", args=[r.pk]), short_id(r.pk)),
+                moment_text(r.created_at),
+                r.table.name,
+                r.get_status_display(),
+                r.get_outcome_display() or "-",
+                money_text(r.main_bet + r.tie_bet + r.raise_bet, r.currency),
+                money_text(r.net, r.currency),
+            )
             for r in obj.rounds.select_related("table").order_by("-created_at")[:20]
-        ]  # fmt: skip
+        ]
         return html_table(("round", "when", "table", "status", "outcome", "staked", "net"), rows)
 
     @admin.display(description="limits (history)")
     def limits(self, obj):
         rows = [
-            (limit.get_kind_display(), limit.get_period_display(),
-             money_text(limit.amount, obj.currency) if limit.amount is not None else "no limit",
-             moment_text(limit.requested_at), moment_text(limit.effective_from),
-             limit.requested_by_type)
+            (
+                limit.get_kind_display(),
+                limit.get_period_display(),
+                money_text(limit.amount, obj.currency) if limit.amount is not None else "no limit",
+                moment_text(limit.requested_at),
+                moment_text(limit.effective_from),
+                limit.requested_by_type,
+            )
             for limit in obj.limits.all()[:50]
-        ]  # fmt: skip
+        ]
         return html_table(("kind", "period", "amount", "requested", "in force from", "by"), rows)
 
     @admin.display(description="time-outs and self-exclusions")
     def exclusions(self, obj):
-        rows = [(e.get_kind_display(), moment_text(e.starts_at), moment_text(e.ends_at))
-                for e in obj.exclusions.all()]  # fmt: skip
+        rows = [(e.get_kind_display(), moment_text(e.starts_at), moment_text(e.ends_at)) for e in obj.exclusions.all()]
         return html_table(("kind", "from", "until"), rows)
 
     @admin.display(description="proposed and decided")
     def adjustments(self, obj):
         adjustments = obj.adjustments.select_related("proposed_by", "decided_by")
-        rows = [(moment_text(a.proposed_at), money_text(a.amount, a.currency), a.reason,
-                 a.get_status_display(), a.proposed_by, a.decided_by or "-") for a in adjustments]  # fmt: skip
+        rows = [
+            (
+                moment_text(a.proposed_at),
+                money_text(a.amount, a.currency),
+                a.reason,
+                a.get_status_display(),
+                a.proposed_by,
+                a.decided_by or "-",
+            )
+            for a in adjustments
+        ]
         return html_table(("proposed", "amount", "reason", "status", "maker", "checker"), rows)
 
     @admin.display(description="proposed and decided")
     def identity_changes(self, obj):
         changes = obj.identity_changes.select_related("old_partner", "partner", "proposed_by", "decided_by")
         rows = [
-            (moment_text(c.proposed_at), _identity_text(c.old_partner, c.old_external_id, c.old_currency),
-             _identity_text(c.partner, c.external_id, c.currency), c.reason, c.get_status_display(), c.proposed_by,
-             c.decided_by or "-")
+            (
+                moment_text(c.proposed_at),
+                _identity_text(c.old_partner, c.old_external_id, c.old_currency),
+                _identity_text(c.partner, c.external_id, c.currency),
+                c.reason,
+                c.get_status_display(),
+                c.proposed_by,
+                c.decided_by or "-",
+            )
             for c in changes
-        ]  # fmt: skip
+        ]
         table = html_table(("proposed", "from", "to", "reason", "status", "maker", "checker"), rows)
         propose = reverse("admin:accounts_playeridentitychange_add") + f"?player={obj.pk}"
         return format_html('{}<p><a href="{}">Propose an identity change</a></p>', table, propose)
@@ -327,9 +373,11 @@ class IdentityChangeForm(forms.ModelForm):
         if player is not None and "currency" in data:
             try:
                 player_identity_change_check(
-                    player=player, partner=data.get("partner"), external_id=data.get("external_id", ""),
+                    player=player,
+                    partner=data.get("partner"),
+                    external_id=data.get("external_id", ""),
                     currency=data["currency"],
-                )  # fmt: skip
+                )
             except ServiceError as exc:
                 raise forms.ValidationError(exc.detail) from None
         return data
@@ -374,9 +422,13 @@ class PlayerIdentityChangeAdmin(MakerCheckerAdmin):
     def save_model(self, request, obj, form, change):
         try:
             created = player_identity_change_propose(
-                player=obj.player, partner=obj.partner, external_id=obj.external_id, currency=obj.currency,
-                reason=obj.reason, proposed_by=request.user,
-            )  # fmt: skip
+                player=obj.player,
+                partner=obj.partner,
+                external_id=obj.external_id,
+                currency=obj.currency,
+                reason=obj.reason,
+                proposed_by=request.user,
+            )
         except ServiceError as exc:
             self.message_user(request, exc.detail, messages.ERROR)
             return
@@ -384,13 +436,13 @@ class PlayerIdentityChangeAdmin(MakerCheckerAdmin):
 
     @admin.action(description="Approve and apply the selected identity changes", permissions=["change"])
     def approve_selected(self, request, queryset):
-        self._decide(request, queryset, lambda c, u: player_identity_change_approve(change=c, approved_by=u),
-                     "approved")  # fmt: skip
+        self._decide(
+            request, queryset, lambda c, u: player_identity_change_approve(change=c, approved_by=u), "approved"
+        )
 
     @admin.action(description="Reject the selected identity changes", permissions=["change"])
     def reject_selected(self, request, queryset):
-        self._decide(request, queryset, lambda c, u: player_identity_change_reject(change=c, rejected_by=u),
-                     "rejected")  # fmt: skip
+        self._decide(request, queryset, lambda c, u: player_identity_change_reject(change=c, rejected_by=u), "rejected")
 
 
 # --- Game launch: a partner's origins (maker-checker) and its players' game sessions --------------------
@@ -400,10 +452,11 @@ class OriginChangeForm(forms.ModelForm):
     """The proposal: every origin of the partner after the change, one a line."""
 
     origins = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 4}), required=False,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        required=False,
         help_text="One origin a line: https://casino.example or https://casino.example:8443. Empty: the partner's "
         "game sessions open in a window of their own and cannot be framed.",
-    )  # fmt: skip
+    )
 
     class Meta:
         model = PartnerOriginChange
@@ -464,13 +517,11 @@ class PartnerOriginChangeAdmin(MakerCheckerAdmin):
 
     @admin.action(description="Approve and apply the selected changes of origins", permissions=["change"])
     def approve_selected(self, request, queryset):
-        self._decide(request, queryset, lambda c, u: partner_origin_change_approve(change=c, approved_by=u),
-                     "approved")  # fmt: skip
+        self._decide(request, queryset, lambda c, u: partner_origin_change_approve(change=c, approved_by=u), "approved")
 
     @admin.action(description="Reject the selected changes of origins", permissions=["change"])
     def reject_selected(self, request, queryset):
-        self._decide(request, queryset, lambda c, u: partner_origin_change_reject(change=c, rejected_by=u),
-                     "rejected")  # fmt: skip
+        self._decide(request, queryset, lambda c, u: partner_origin_change_reject(change=c, rejected_by=u), "rejected")
 
 
 class GameSessionStateFilter(admin.SimpleListFilter):
@@ -498,8 +549,21 @@ class GameSessionAdmin(admin.ModelAdmin):
     search_fields = ("player__user__username", "player__external_id", "id")
     list_select_related = ("partner", "player__user")
     actions = ("end_selected",)
-    fields = ("id", "partner", "player", "demo", "table_id", "language", "lobby_url", "created_at",
-              "launch_expires_at", "opened_at", "last_seen_at", "ended", "ended_by")  # fmt: skip
+    fields = (
+        "id",
+        "partner",
+        "player",
+        "demo",
+        "table_id",
+        "language",
+        "lobby_url",
+        "created_at",
+        "launch_expires_at",
+        "opened_at",
+        "last_seen_at",
+        "ended",
+        "ended_by",
+    )
     readonly_fields = fields
 
     @admin.display(description="session", ordering="created_at")

@@ -153,12 +153,14 @@ class TokenView(APIView):
         return answer(TokenShape(token=token))
 
     @extend_schema(
-        request=None, responses={204: OpenApiResponse(description="The token is ended."), **problems(401)},
+        request=None,
+        responses={204: OpenApiResponse(description="The token is ended."), **problems(401)},
         summary="Sign out: end this token",
-    )  # fmt: skip
+    )
     def delete(self, request):
-        tokens_revoke(user=request.user, digests=[request.auth.pk], actor=Actor.player(request.user.player),
-                      reason="signed_out")  # fmt: skip
+        tokens_revoke(
+            user=request.user, digests=[request.auth.pk], actor=Actor.player(request.user.player), reason="signed_out"
+        )
         return Response(status=204)
 
 
@@ -172,7 +174,7 @@ class PasswordView(APIView):
         request=PasswordChangeSerializer,
         responses={200: schema_of(PasswordChangedShape), **problems(400, 401, 403, 429)},
         summary="Change the password",
-    )  # fmt: skip
+    )
     def post(self, request):
         player = getattr(request.user, "player", None)
         if player is None:

@@ -62,12 +62,23 @@ def credential_reset_propose(*, user: User, kind: str, reason: str, proposed_by:
         raise InvalidInput(gettext("%(name)s has no e-mail address: the reset could not reach them") % {"name": user})
     with transaction.atomic():
         reset = CredentialReset.objects.create(user=user, kind=kind, reason=reason.strip(), proposed_by=proposed_by)
-        audit_record(actor_type=ActorType.OPERATOR, actor_id=proposed_by.pk, action="staff.credential_reset_proposed",
-                     obj_type="user", obj_id=user.pk, reset=reset.pk, kind=kind, told=user.email)  # fmt: skip
-        _tell(user, f"Casino War: {proposed_by} proposed resetting your {WHAT[kind]}",
-              f"{proposed_by} proposed resetting your {WHAT[kind]} in the Casino War back office "
-              f"({reason.strip()}). Another staff member must approve it before anything changes.\n\n"
-              "If you did not ask for this, tell your security officer now.\n")  # fmt: skip
+        audit_record(
+            actor_type=ActorType.OPERATOR,
+            actor_id=proposed_by.pk,
+            action="staff.credential_reset_proposed",
+            obj_type="user",
+            obj_id=user.pk,
+            reset=reset.pk,
+            kind=kind,
+            told=user.email,
+        )
+        _tell(
+            user,
+            f"Casino War: {proposed_by} proposed resetting your {WHAT[kind]}",
+            f"{proposed_by} proposed resetting your {WHAT[kind]} in the Casino War back office "
+            f"({reason.strip()}). Another staff member must approve it before anything changes.\n\n"
+            "If you did not ask for this, tell your security officer now.\n",
+        )
     return reset
 
 
@@ -94,22 +105,34 @@ def credential_reset_approve(*, reset: CredentialReset, approved_by: User, base_
             uid, token = urlsafe_base64_encode(force_bytes(user.pk)), default_token_generator.make_token(user)
             link = base_url.rstrip("/") + reverse("admin:staff_password_set", args=[uid, token])
             hours = settings.PASSWORD_RESET_TIMEOUT // 3600
-            body = (f"Your password in the Casino War back office was reset: {reset.proposed_by} proposed it "
-                    f"({reset.reason}) and {approved_by} approved it. Your old password no longer works.\n\n"
-                    f"Set a new one here (the link works once, for {hours} hours):\n{link}\n\n"
-                    "If you did not ask for this, tell your security officer now.\n")  # fmt: skip
+            body = (
+                f"Your password in the Casino War back office was reset: {reset.proposed_by} proposed it "
+                f"({reset.reason}) and {approved_by} approved it. Your old password no longer works.\n\n"
+                f"Set a new one here (the link works once, for {hours} hours):\n{link}\n\n"
+                "If you did not ask for this, tell your security officer now.\n"
+            )
             action = "staff.password_reset"
         else:
             revoked, _ = TOTPDevice.objects.filter(user=user).delete()
-            body = (f"Your second factor ({revoked} authenticator(s)) in the Casino War back office was revoked: "
-                    f"{reset.proposed_by} proposed it ({reset.reason}) and {approved_by} approved it. Whoever runs "
-                    "the server enrolls your new one (manage.py staff_totp).\n\n"
-                    "If you did not ask for this, tell your security officer now.\n")  # fmt: skip
+            body = (
+                f"Your second factor ({revoked} authenticator(s)) in the Casino War back office was revoked: "
+                f"{reset.proposed_by} proposed it ({reset.reason}) and {approved_by} approved it. Whoever runs "
+                "the server enrolls your new one (manage.py staff_totp).\n\n"
+                "If you did not ask for this, tell your security officer now.\n"
+            )
             action = "staff.second_factor_reset"
         reset.status, reset.decided_by, reset.decided_at = CredentialResetStatus.APPROVED, approved_by, timezone.now()
         reset.save(update_fields=["status", "decided_by", "decided_at"])
-        audit_record(actor_type=ActorType.OPERATOR, actor_id=approved_by.pk, action=action, obj_type="user",
-                     obj_id=user.pk, reset=reset.pk, proposed_by=reset.proposed_by_id, told=user.email)  # fmt: skip
+        audit_record(
+            actor_type=ActorType.OPERATOR,
+            actor_id=approved_by.pk,
+            action=action,
+            obj_type="user",
+            obj_id=user.pk,
+            reset=reset.pk,
+            proposed_by=reset.proposed_by_id,
+            told=user.email,
+        )
         _tell(user, f"Casino War: your {WHAT[reset.kind]} was reset", body)
     return reset
 
@@ -119,9 +142,19 @@ def credential_reset_reject(*, reset: CredentialReset, rejected_by: User) -> Cre
         reset = _decidable(reset, rejected_by)
         reset.status, reset.decided_by, reset.decided_at = CredentialResetStatus.REJECTED, rejected_by, timezone.now()
         reset.save(update_fields=["status", "decided_by", "decided_at"])
-        audit_record(actor_type=ActorType.OPERATOR, actor_id=rejected_by.pk, action="staff.credential_reset_rejected",
-                     obj_type="user", obj_id=reset.user_id, reset=reset.pk, told=reset.user.email)  # fmt: skip
-        _tell(reset.user, f"Casino War: the reset of your {WHAT[reset.kind]} was rejected",
-              f"{rejected_by} rejected resetting your {WHAT[reset.kind]} (proposed by {reset.proposed_by}). "
-              "Nothing changed.\n")  # fmt: skip
+        audit_record(
+            actor_type=ActorType.OPERATOR,
+            actor_id=rejected_by.pk,
+            action="staff.credential_reset_rejected",
+            obj_type="user",
+            obj_id=reset.user_id,
+            reset=reset.pk,
+            told=reset.user.email,
+        )
+        _tell(
+            reset.user,
+            f"Casino War: the reset of your {WHAT[reset.kind]} was rejected",
+            f"{rejected_by} rejected resetting your {WHAT[reset.kind]} (proposed by {reset.proposed_by}). "
+            "Nothing changed.\n",
+        )
     return reset

@@ -110,34 +110,50 @@ def language_code(language: str | None) -> str:
 # --- Creating and opening -------------------------------------------------------------------------------
 
 
-def _session_new(*, partner: Partner, player: Player, demo: bool, table_id: int | None, language: str,
-                 lobby_url: str) -> tuple[GameSession, str]:  # fmt: skip
+def _session_new(
+    *, partner: Partner, player: Player, demo: bool, table_id: int | None, language: str, lobby_url: str
+) -> tuple[GameSession, str]:
     launch = secrets.token_urlsafe(32)
     session = GameSession.objects.create(
-        partner=partner, player=player, demo=demo, table_id=table_id, language=language,
-        lobby_url=lobby_url_check(lobby_url), launch_digest=_digest(launch),
+        partner=partner,
+        player=player,
+        demo=demo,
+        table_id=table_id,
+        language=language,
+        lobby_url=lobby_url_check(lobby_url),
+        launch_digest=_digest(launch),
         launch_expires_at=timezone.now() + LAUNCH_TTL,
-    )  # fmt: skip
-    audit_record(actor_type=ActorType.PARTNER, actor_id=partner.pk, action="game_session.created",
-                 obj_type="game_session", obj_id=session.pk, player=player.pk, demo=demo,
-                 table=table_id)  # fmt: skip
+    )
+    audit_record(
+        actor_type=ActorType.PARTNER,
+        actor_id=partner.pk,
+        action="game_session.created",
+        obj_type="game_session",
+        obj_id=session.pk,
+        player=player.pk,
+        demo=demo,
+        table=table_id,
+    )
     return session, launch
 
 
-def game_session_create(*, partner: Partner, player: Player, table_id: int | None = None,
-                        language: str | None = None, lobby_url: str = "") -> tuple[GameSession, str]:  # fmt: skip
+def game_session_create(
+    *, partner: Partner, player: Player, table_id: int | None = None, language: str | None = None, lobby_url: str = ""
+) -> tuple[GameSession, str]:
     """A game session of the partner's player (its table checked by the caller) and the launch
     token of its URL, returned once."""
     if player.partner_id != partner.pk:
         raise InvalidInput(gettext("not this partner's player"))
     code = language_code(language) if language is not None else (player.language or "")
     with transaction.atomic():
-        return _session_new(partner=partner, player=player, demo=False, table_id=table_id, language=code,
-                            lobby_url=lobby_url)  # fmt: skip
+        return _session_new(
+            partner=partner, player=player, demo=False, table_id=table_id, language=code, lobby_url=lobby_url
+        )
 
 
-def game_session_demo_create(*, partner: Partner, currency: str, table_id: int | None = None,
-                             language: str | None = None, lobby_url: str = "") -> tuple[GameSession, str]:  # fmt: skip
+def game_session_demo_create(
+    *, partner: Partner, currency: str, table_id: int | None = None, language: str | None = None, lobby_url: str = ""
+) -> tuple[GameSession, str]:
     """A demo session: a play-money player of its own (no partner, so never in the partner's books,
     reports, reconciliation or webhooks, and no wallet call), with DEMO_BALANCE to play."""
     code = language_code(language) if language is not None else ""
@@ -148,10 +164,16 @@ def game_session_demo_create(*, partner: Partner, currency: str, table_id: int |
         player = player_create(username=f"demo-{secrets.token_hex(8)}", password=None, currency=currency)
         player.language = code
         player.save(update_fields=["language"])
-        session, launch = _session_new(partner=partner, player=player, demo=True, table_id=table_id, language=code,
-                                       lobby_url=lobby_url)  # fmt: skip
-        wallet_deposit(player=player, amount=DEMO_BALANCE, idempotency_key=f"demo:{session.pk}",
-                       actor=Actor.system("demo_session"), reason="play money of a demo session")  # fmt: skip
+        session, launch = _session_new(
+            partner=partner, player=player, demo=True, table_id=table_id, language=code, lobby_url=lobby_url
+        )
+        wallet_deposit(
+            player=player,
+            amount=DEMO_BALANCE,
+            idempotency_key=f"demo:{session.pk}",
+            actor=Actor.system("demo_session"),
+            reason="play money of a demo session",
+        )
     return session, launch
 
 
@@ -176,8 +198,13 @@ def game_session_open(*, launch_token: str) -> tuple[GameSession, str]:
         session = GameSession.objects.select_related("partner", "player__user").filter(launch_digest=digest).first()
         if not claimed:
             raise LaunchGone(session)
-        audit_record(actor_type=ActorType.PLAYER, actor_id=session.player_id, action="game_session.opened",
-                     obj_type="game_session", obj_id=session.pk)  # fmt: skip
+        audit_record(
+            actor_type=ActorType.PLAYER,
+            actor_id=session.player_id,
+            action="game_session.opened",
+            obj_type="game_session",
+            obj_id=session.pk,
+        )
     return session, token
 
 
@@ -257,8 +284,14 @@ def game_session_end(*, session: GameSession, reason: str, actor: Actor) -> bool
             ended_at=ended_at, ended_reason=reason, ended_by=actor.scope
         )
         if ended:
-            audit_record(actor_type=actor.type, actor_id=actor.id, action="game_session.ended",
-                         obj_type="game_session", obj_id=session.pk, reason=reason)  # fmt: skip
+            audit_record(
+                actor_type=actor.type,
+                actor_id=actor.id,
+                action="game_session.ended",
+                obj_type="game_session",
+                obj_id=session.pk,
+                reason=reason,
+            )
     if ended:
         session.ended_at, session.ended_reason, session.ended_by = ended_at, reason, actor.scope
     return bool(ended)
@@ -311,8 +344,9 @@ def game_sessions_end_idle() -> int:
 # --- Origins by four eyes -----------------------------------------------------------------------------------
 
 
-def partner_origin_change_propose(*, partner: Partner, origins: list[str], reason: str,
-                                  proposed_by: User) -> PartnerOriginChange:  # fmt: skip
+def partner_origin_change_propose(
+    *, partner: Partner, origins: list[str], reason: str, proposed_by: User
+) -> PartnerOriginChange:
     """Propose the partner's new list of origins; another staff member approves or rejects it."""
     if not reason.strip():
         raise InvalidInput(gettext("a change of origins needs a reason"))
@@ -320,11 +354,23 @@ def partner_origin_change_propose(*, partner: Partner, origins: list[str], reaso
     if origins == partner.origins:
         raise InvalidInput(gettext("these are the partner's origins already"))
     with transaction.atomic():
-        change = PartnerOriginChange.objects.create(partner=partner, old_origins=partner.origins, origins=origins,
-                                                    reason=reason.strip(), proposed_by=proposed_by)  # fmt: skip
-        audit_record(actor_type=ActorType.OPERATOR, actor_id=proposed_by.pk, action="partner.origins_proposed",
-                     obj_type="partner", obj_id=partner.pk, change=change.pk, before=partner.origins,
-                     after=origins)  # fmt: skip
+        change = PartnerOriginChange.objects.create(
+            partner=partner,
+            old_origins=partner.origins,
+            origins=origins,
+            reason=reason.strip(),
+            proposed_by=proposed_by,
+        )
+        audit_record(
+            actor_type=ActorType.OPERATOR,
+            actor_id=proposed_by.pk,
+            action="partner.origins_proposed",
+            obj_type="partner",
+            obj_id=partner.pk,
+            change=change.pk,
+            before=partner.origins,
+            after=origins,
+        )
     return change
 
 
@@ -348,9 +394,16 @@ def partner_origin_change_approve(*, change: PartnerOriginChange, approved_by: U
         partner.save(update_fields=["origins"])
         change.status, change.decided_by, change.decided_at = IdentityChangeStatus.APPROVED, approved_by, timezone.now()
         change.save(update_fields=["status", "decided_by", "decided_at"])
-        audit_record(actor_type=ActorType.OPERATOR, actor_id=approved_by.pk, action="partner.origins_changed",
-                     obj_type="partner", obj_id=partner.pk, change=change.pk, before=change.old_origins,
-                     after=partner.origins)  # fmt: skip
+        audit_record(
+            actor_type=ActorType.OPERATOR,
+            actor_id=approved_by.pk,
+            action="partner.origins_changed",
+            obj_type="partner",
+            obj_id=partner.pk,
+            change=change.pk,
+            before=change.old_origins,
+            after=partner.origins,
+        )
     return change
 
 
@@ -359,6 +412,12 @@ def partner_origin_change_reject(*, change: PartnerOriginChange, rejected_by: Us
         change = _decidable(change, rejected_by)
         change.status, change.decided_by, change.decided_at = IdentityChangeStatus.REJECTED, rejected_by, timezone.now()
         change.save(update_fields=["status", "decided_by", "decided_at"])
-        audit_record(actor_type=ActorType.OPERATOR, actor_id=rejected_by.pk, action="partner.origins_rejected",
-                     obj_type="partner", obj_id=change.partner_id, change=change.pk)  # fmt: skip
+        audit_record(
+            actor_type=ActorType.OPERATOR,
+            actor_id=rejected_by.pk,
+            action="partner.origins_rejected",
+            obj_type="partner",
+            obj_id=change.partner_id,
+            change=change.pk,
+        )
     return change

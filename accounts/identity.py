@@ -27,9 +27,7 @@ def _identity(player: Player) -> dict:
     return {"partner": player.partner_id, "external_id": player.external_id, "currency": player.currency}
 
 
-def player_identity_change_check(
-    *, player: Player, partner: Partner | None, external_id: str, currency: str
-) -> None:  # fmt: skip
+def player_identity_change_check(*, player: Player, partner: Partner | None, external_id: str, currency: str) -> None:
     """Refuse (`invalid_input`) an identity the player cannot take: the same as now, a partner
     without an id for the player (or an id without a partner), an id the partner's other player
     has, a currency without cents, a partner's player leaving its partner (it has no password of
@@ -62,21 +60,33 @@ def player_identity_change_check(
 
 def player_identity_change_propose(
     *, player: Player, partner: Partner | None, external_id: str, currency: str, reason: str, proposed_by: User
-) -> PlayerIdentityChange:  # fmt: skip
+) -> PlayerIdentityChange:
     """Propose the player's new identity; another staff member approves or rejects it."""
     if not reason.strip():
         raise InvalidInput(gettext("an identity change needs a reason"))
     player_identity_change_check(player=player, partner=partner, external_id=external_id, currency=currency)
     with transaction.atomic():
         change = PlayerIdentityChange.objects.create(
-            player=player, old_partner=player.partner, old_external_id=player.external_id,
-            old_currency=player.currency, partner=partner, external_id=external_id, currency=currency,
-            reason=reason.strip(), proposed_by=proposed_by,
-        )  # fmt: skip
-        audit_record(actor_type=ActorType.OPERATOR, actor_id=proposed_by.pk, action="player.identity_change_proposed",
-                     obj_type="player", obj_id=player.pk, change=change.pk, before=_identity(player),
-                     after={"partner": partner.pk if partner else None, "external_id": external_id,
-                            "currency": currency})  # fmt: skip
+            player=player,
+            old_partner=player.partner,
+            old_external_id=player.external_id,
+            old_currency=player.currency,
+            partner=partner,
+            external_id=external_id,
+            currency=currency,
+            reason=reason.strip(),
+            proposed_by=proposed_by,
+        )
+        audit_record(
+            actor_type=ActorType.OPERATOR,
+            actor_id=proposed_by.pk,
+            action="player.identity_change_proposed",
+            obj_type="player",
+            obj_id=player.pk,
+            change=change.pk,
+            before=_identity(player),
+            after={"partner": partner.pk if partner else None, "external_id": external_id, "currency": currency},
+        )
     return change
 
 
@@ -97,15 +107,20 @@ def player_identity_change_approve(*, change: PlayerIdentityChange, approved_by:
         players = Player.objects.select_for_update(of=("self",)).select_related("user", "partner")
         player = players.get(pk=change.player_id)
         before = _identity(player)
-        if before != {"partner": change.old_partner_id, "external_id": change.old_external_id,
-                      "currency": change.old_currency}:  # fmt: skip
+        if before != {
+            "partner": change.old_partner_id,
+            "external_id": change.old_external_id,
+            "currency": change.old_currency,
+        }:
             raise StateConflict(gettext("the player's identity changed since this was proposed: propose again"))
         player_identity_change_check(
             player=player, partner=change.partner, external_id=change.external_id, currency=change.currency
         )
         user = player.user
-        renamed = player.partner is not None and change.partner is not None and user.username == (
-            partner_player_username(partner=player.partner, external_id=player.external_id)
+        renamed = (
+            player.partner is not None
+            and change.partner is not None
+            and user.username == (partner_player_username(partner=player.partner, external_id=player.external_id))
         )
         if renamed:
             user.username = partner_player_username(partner=change.partner, external_id=change.external_id)
@@ -120,9 +135,17 @@ def player_identity_change_approve(*, change: PlayerIdentityChange, approved_by:
         player_accounts_open(player=player)
         change.status, change.decided_by, change.decided_at = IdentityChangeStatus.APPROVED, approved_by, timezone.now()
         change.save(update_fields=["status", "decided_by", "decided_at"])
-        audit_record(actor_type=ActorType.OPERATOR, actor_id=approved_by.pk, action="player.identity_changed",
-                     obj_type="player", obj_id=player.pk, change=change.pk, proposed_by=change.proposed_by_id,
-                     before=before, after=_identity(player))  # fmt: skip
+        audit_record(
+            actor_type=ActorType.OPERATOR,
+            actor_id=approved_by.pk,
+            action="player.identity_changed",
+            obj_type="player",
+            obj_id=player.pk,
+            change=change.pk,
+            proposed_by=change.proposed_by_id,
+            before=before,
+            after=_identity(player),
+        )
     return change
 
 
@@ -131,6 +154,12 @@ def player_identity_change_reject(*, change: PlayerIdentityChange, rejected_by: 
         change = _decidable(change, rejected_by)
         change.status, change.decided_by, change.decided_at = IdentityChangeStatus.REJECTED, rejected_by, timezone.now()
         change.save(update_fields=["status", "decided_by", "decided_at"])
-        audit_record(actor_type=ActorType.OPERATOR, actor_id=rejected_by.pk, action="player.identity_change_rejected",
-                     obj_type="player", obj_id=change.player_id, change=change.pk)  # fmt: skip
+        audit_record(
+            actor_type=ActorType.OPERATOR,
+            actor_id=rejected_by.pk,
+            action="player.identity_change_rejected",
+            obj_type="player",
+            obj_id=change.player_id,
+            change=change.pk,
+        )
     return change

@@ -160,9 +160,13 @@ class PlayerIdentityChange(models.Model):
     old_external_id = models.CharField(max_length=128, blank=True)
     old_currency = models.CharField(max_length=3)
     partner = models.ForeignKey(
-        Partner, on_delete=models.PROTECT, null=True, blank=True, related_name="+",
+        Partner,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
         help_text="The partner the player is to belong to; empty: the player signs in on its own.",
-    )  # fmt: skip
+    )
     external_id = models.CharField(
         max_length=128, blank=True, help_text="The partner's id of the player (with a partner only)."
     )
@@ -239,9 +243,10 @@ class PartnerOriginChange(models.Model):
     partner = models.ForeignKey(Partner, on_delete=models.PROTECT, related_name="origin_changes")
     old_origins = models.JSONField(default=list)
     origins = models.JSONField(
-        default=list, blank=True,
+        default=list,
+        blank=True,
         help_text="Every origin that may frame the partner's game sessions, e.g. https://casino.example",
-    )  # fmt: skip
+    )
     reason = models.CharField(max_length=500)
     status = models.CharField(
         max_length=10, choices=IdentityChangeStatus.choices, default=IdentityChangeStatus.PROPOSED
@@ -279,12 +284,17 @@ class CredentialReset(models.Model):
     the one concerned) approves, and the one concerned is told by e-mail at each step
     (accounts/credentials.py). Nobody ever sets or reads another's credentials."""
 
-    user = models.ForeignKey(User, on_delete=models.PROTECT, related_name="credential_resets",
-                             help_text="The staff member whose credential is reset.")  # fmt: skip
+    user = models.ForeignKey(
+        User,
+        on_delete=models.PROTECT,
+        related_name="credential_resets",
+        help_text="The staff member whose credential is reset.",
+    )
     kind = models.CharField(max_length=16, choices=CredentialResetKind.choices)
     reason = models.CharField(max_length=500)
-    status = models.CharField(max_length=10, choices=CredentialResetStatus.choices,
-                              default=CredentialResetStatus.PROPOSED)  # fmt: skip
+    status = models.CharField(
+        max_length=10, choices=CredentialResetStatus.choices, default=CredentialResetStatus.PROPOSED
+    )
     proposed_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
     proposed_at = models.DateTimeField(auto_now_add=True)
     decided_by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, blank=True, related_name="+")

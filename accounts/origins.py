@@ -29,8 +29,9 @@ def origin_normalize(text: str) -> str:
     schemes = ("https", "http") if _private_allowed() else ("https",)
     host = (parts.netloc or "").lower()
     if parts.scheme.lower() not in schemes or parts.path not in ("", "/") or parts.query or parts.fragment:
-        raise InvalidInput(gettext("an origin is https://host or https://host:port, without a path: %(origin)r")
-                           % {"origin": text})  # fmt: skip
+        raise InvalidInput(
+            gettext("an origin is https://host or https://host:port, without a path: %(origin)r") % {"origin": text}
+        )
     if "@" in host or not ORIGIN_PATTERN.match(host) or "*" in host:
         raise InvalidInput(gettext("an origin names one host: %(origin)r") % {"origin": text})
     scheme = parts.scheme.lower()

@@ -48,9 +48,16 @@ class SignedCall(NamedTuple):
 
 
 def partner_authenticate(
-    *, key_id: str | None, timestamp: str | None, nonce: str | None, signature: str | None,
-    method: str, path: str, body: bytes, external_id: str | None = None,
-) -> SignedCall:  # fmt: skip
+    *,
+    key_id: str | None,
+    timestamp: str | None,
+    nonce: str | None,
+    signature: str | None,
+    method: str,
+    path: str,
+    body: bytes,
+    external_id: str | None = None,
+) -> SignedCall:
     """The partner that signed this request, or `signature_invalid` (401) for an unknown key, a
     wrong signature, a timestamp more than 300 s off, or a nonce this key already used; with the
     partner's player `external_id` (if it exists), read in the same statement as the partner."""
@@ -69,9 +76,13 @@ def partner_authenticate(
     found, nonce_taken_for = _partner_and_player(key_id, external_id, nonce)
     partner, player = found if found is not None else (None, None)
     expected = request_signature(
-        secret=partner.secret if partner else "no-such-partner", timestamp=timestamp, nonce=nonce,
-        method=method, path=path, body=body,
-    )  # fmt: skip
+        secret=partner.secret if partner else "no-such-partner",
+        timestamp=timestamp,
+        nonce=nonce,
+        method=method,
+        path=path,
+        body=body,
+    )
     if not hmac.compare_digest(expected, signature.lower()) or partner is None:
         if nonce_taken_for is True:  # taken with the check of what was remembered: a forgery leaves no trace
             cache.delete(_nonce_key(found[0].pk, nonce))
@@ -82,8 +93,9 @@ def partner_authenticate(
     return SignedCall(partner, player)
 
 
-def _partner_and_player(key_id: str, external_id: str | None,
-                        nonce: str) -> tuple[tuple[Partner, Player | None] | None, bool | None]:  # fmt: skip
+def _partner_and_player(
+    key_id: str, external_id: str | None, nonce: str
+) -> tuple[tuple[Partner, Player | None] | None, bool | None]:
     """The partner and its player, as `sql.partner_and_player` reads them, remembered for a few
     seconds (accounts/auth_cache.py), and whether the request's nonce was recorded as used for the
     first time (None: not looked at here). While they are remembered, one Redis round trip both
@@ -97,15 +109,20 @@ def _partner_and_player(key_id: str, external_id: str | None,
     kept = auth_kept(key)
     if kept is not None:
         partner_id = kept[1][0]  # the row's first column: the partner's id
-        current, first_use = cache_versions_and_add_shared(cache, names, _nonce_key(partner_id, nonce), 1,
-                                                           timeout=NONCE_KEEP_S)  # fmt: skip
+        current, first_use = cache_versions_and_add_shared(
+            cache, names, _nonce_key(partner_id, nonce), 1, timeout=NONCE_KEEP_S
+        )
         row = auth_current(kept, current)
         if row is not None:
             return sql.partner_and_player_from_row(row), first_use
         if first_use:  # changed since: read again below, and its nonce is checked as any other
             cache.delete(_nonce_key(partner_id, nonce))
-    row = auth_read(key, names, read=lambda: sql.partner_and_player_row(key_id=key_id, external_id=external_id),
-                    value=lambda row: row)  # fmt: skip
+    row = auth_read(
+        key,
+        names,
+        read=lambda: sql.partner_and_player_row(key_id=key_id, external_id=external_id),
+        value=lambda row: row,
+    )
     return (None if row is None else sql.partner_and_player_from_row(row)), None
 
 
@@ -159,11 +176,20 @@ def partner_player_upsert(*, partner: Partner, external_id: str, currency: str |
     try:
         with transaction.atomic():
             player = player_create(
-                username=partner_player_username(partner=partner, external_id=external_id), password=None,
-                currency=currency, partner=partner, external_id=external_id,
-            )  # fmt: skip
-            audit_record(actor_type=ActorType.PARTNER, actor_id=partner.pk, action="player.created",
-                         obj_type="player", obj_id=player.pk, external_id=external_id)  # fmt: skip
+                username=partner_player_username(partner=partner, external_id=external_id),
+                password=None,
+                currency=currency,
+                partner=partner,
+                external_id=external_id,
+            )
+            audit_record(
+                actor_type=ActorType.PARTNER,
+                actor_id=partner.pk,
+                action="player.created",
+                obj_type="player",
+                obj_id=player.pk,
+                external_id=external_id,
+            )
     except IntegrityError:  # created concurrently by the partner's other request
         return Player.objects.get(partner=partner, external_id=external_id), False
     return player, True
@@ -200,14 +226,32 @@ def _transfer(*, partner: Partner, player: Player, direction: TransferDirection,
         if direction is TransferDirection.IN:
             source = partner_account_open(partner=partner, currency=player.currency)
             protection_check_deposit(player=player, amount=amount, source=source)
-        transfer = Transfer(partner=partner, player=player, direction=direction, amount=amount,
-                            currency=player.currency, reference=reference)  # fmt: skip
+        transfer = Transfer(
+            partner=partner,
+            player=player,
+            direction=direction,
+            amount=amount,
+            currency=player.currency,
+            reference=reference,
+        )
         transfer.entry = partner_transfer_post(
-            partner=partner, player=player, amount=amount, into_wallet=direction is TransferDirection.IN,
-            idempotency_key=f"transfer:{transfer.id}", actor=Actor.partner(partner),
-            reason=f"partner reference {reference}", reference_id=str(transfer.id),
-        )  # fmt: skip
+            partner=partner,
+            player=player,
+            amount=amount,
+            into_wallet=direction is TransferDirection.IN,
+            idempotency_key=f"transfer:{transfer.id}",
+            actor=Actor.partner(partner),
+            reason=f"partner reference {reference}",
+            reference_id=str(transfer.id),
+        )
         transfer.save(force_insert=True)
-        audit_record(actor_type=ActorType.PARTNER, actor_id=partner.pk, action=f"transfer.{direction.value}",
-                     obj_type="transfer", obj_id=transfer.id, amount=amount, reference=reference)  # fmt: skip
+        audit_record(
+            actor_type=ActorType.PARTNER,
+            actor_id=partner.pk,
+            action=f"transfer.{direction.value}",
+            obj_type="transfer",
+            obj_id=transfer.id,
+            amount=amount,
+            reference=reference,
+        )
     return transfer

@@ -9,8 +9,9 @@ from django.db.models import Count, Sum
 from accounts.models import Partner, Player, Transfer
 
 
-def partner_transfers(*, partner: Partner, player: Player | None = None, date: dt.date | None = None,
-                      reference: str | None = None):  # fmt: skip
+def partner_transfers(
+    *, partner: Partner, player: Player | None = None, date: dt.date | None = None, reference: str | None = None
+):
     """A transfer partner's transfers, newest first: of one player, of one UTC day, or the one with
     a reference (a reference names one transfer of the partner)."""
     transfers = Transfer.objects.filter(partner=partner).select_related("player")

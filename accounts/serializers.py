@@ -33,21 +33,27 @@ class ConfirmationField(serializers.BooleanField):
 class SignupSerializer(serializers.Serializer):
     username = StrictCharField(min_length=MIN_LENGTH, max_length=MAX_LENGTH, help_text=f"A username is {RULES}.")
     password = StrictCharField(
-        write_only=True, min_length=8, max_length=PASSWORD_MAX_LENGTH,
+        write_only=True,
+        min_length=8,
+        max_length=PASSWORD_MAX_LENGTH,
         help_text="At least 8 characters, not only digits, not a common password, no control characters.",
-    )  # fmt: skip
+    )
     email = StrictCharField(
-        required=False, allow_blank=True, max_length=User._meta.get_field("email").max_length,
+        required=False,
+        allow_blank=True,
+        max_length=User._meta.get_field("email").max_length,
         help_text="An e-mail address (optional).",
-    )  # fmt: skip
+    )
     age_confirmed = ConfirmationField(
-        required=False, help_text="true: the player confirms being of the casino's minimum age (18 or more); recorded "
+        required=False,
+        help_text="true: the player confirms being of the casino's minimum age (18 or more); recorded "
         "with the moment (an addition to the contract: left out, nothing is recorded).",
-    )  # fmt: skip
+    )
     terms_accepted = ConfirmationField(
-        required=False, help_text="true: the player accepts the terms of play (/terms/); recorded with the moment and "
+        required=False,
+        help_text="true: the player accepts the terms of play (/terms/); recorded with the moment and "
         "the terms' version (an addition to the contract).",
-    )  # fmt: skip
+    )
 
 
 ProhibitedCharacters = (ProhibitNullCharactersValidator, ProhibitSurrogateCharactersValidator)
@@ -70,9 +76,10 @@ class CredentialsSerializer(serializers.Serializer):
 class PasswordChangeSerializer(serializers.Serializer):
     old_password = CredentialField(max_length=PASSWORD_MAX_LENGTH, help_text="The current password.")
     new_password = StrictCharField(
-        min_length=8, max_length=PASSWORD_MAX_LENGTH,
+        min_length=8,
+        max_length=PASSWORD_MAX_LENGTH,
         help_text="At least 8 characters, hard to guess (zxcvbn), not like the username, not only digits.",
-    )  # fmt: skip
+    )
 
 
 class PartnerPlayerSerializer(serializers.Serializer):

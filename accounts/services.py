@@ -39,29 +39,58 @@ from protection.services import protection_check_deposit, session_start
 # "change" of those being the checker's approval or rejection.
 ROLE_PERMISSIONS: dict[str, set[str]] = {
     OPERATOR: {
-        "casino.view_table", "casino.change_table",
-        "casino.view_tablechange", "casino.add_tablechange", "casino.change_tablechange",
-        "casino.view_round", "casino.view_seedpair", "casino.view_webhookdelivery", "casino.view_revenue",
+        "casino.view_table",
+        "casino.change_table",
+        "casino.view_tablechange",
+        "casino.add_tablechange",
+        "casino.change_tablechange",
+        "casino.view_round",
+        "casino.view_seedpair",
+        "casino.view_webhookdelivery",
+        "casino.view_revenue",
         "casino.view_walletcall",
-        "accounts.view_player", "accounts.view_partner", "accounts.view_playeridentitychange",
-        "accounts.add_playeridentitychange", "accounts.change_playeridentitychange",
-        "accounts.view_partneroriginchange", "accounts.add_partneroriginchange",
-        "accounts.change_partneroriginchange", "accounts.view_gamesession", "accounts.change_gamesession",
-        "accounts.view_credentialreset", "accounts.add_credentialreset", "accounts.change_credentialreset",
-        "ledger.view_account", "ledger.view_journalentry", "ledger.view_posting", "ledger.view_entryseal",
-        "ledger.view_verificationrun", "ledger.view_adjustment", "ledger.add_adjustment", "ledger.change_adjustment",
-        "protection.view_playerlimit", "protection.view_exclusion", "protection.view_realitycheck",
+        "accounts.view_player",
+        "accounts.view_partner",
+        "accounts.view_playeridentitychange",
+        "accounts.add_playeridentitychange",
+        "accounts.change_playeridentitychange",
+        "accounts.view_partneroriginchange",
+        "accounts.add_partneroriginchange",
+        "accounts.change_partneroriginchange",
+        "accounts.view_gamesession",
+        "accounts.change_gamesession",
+        "accounts.view_credentialreset",
+        "accounts.add_credentialreset",
+        "accounts.change_credentialreset",
+        "ledger.view_account",
+        "ledger.view_journalentry",
+        "ledger.view_posting",
+        "ledger.view_entryseal",
+        "ledger.view_verificationrun",
+        "ledger.view_adjustment",
+        "ledger.add_adjustment",
+        "ledger.change_adjustment",
+        "protection.view_playerlimit",
+        "protection.view_exclusion",
+        "protection.view_realitycheck",
         "core.view_auditevent",
     },
     SUPPORT: {
-        "accounts.view_player", "casino.view_table", "casino.view_round",
-        "ledger.view_account", "ledger.view_journalentry", "ledger.view_posting",
-        "ledger.view_adjustment", "ledger.add_adjustment",
-        "accounts.view_playeridentitychange", "accounts.add_playeridentitychange",
+        "accounts.view_player",
+        "casino.view_table",
+        "casino.view_round",
+        "ledger.view_account",
+        "ledger.view_journalentry",
+        "ledger.view_posting",
+        "ledger.view_adjustment",
+        "ledger.add_adjustment",
+        "accounts.view_playeridentitychange",
+        "accounts.add_playeridentitychange",
         "accounts.view_gamesession",
-        "protection.view_playerlimit", "protection.view_exclusion",
+        "protection.view_playerlimit",
+        "protection.view_exclusion",
     },
-}  # fmt: skip
+}
 AUDITED_APPS = ("accounts", "casino", "ledger", "protection", "core", "admin")
 
 
@@ -89,8 +118,15 @@ def roles_sync() -> dict[str, int]:
     return counts
 
 
-def player_create(*, username: str, password: str | None, email: str = "", currency: str = "EUR",
-                  partner: Partner | None = None, external_id: str = "") -> Player:  # fmt: skip
+def player_create(
+    *,
+    username: str,
+    password: str | None,
+    email: str = "",
+    currency: str = "EUR",
+    partner: Partner | None = None,
+    external_id: str = "",
+) -> Player:
     """A player with its user and its wallet accounts."""
     with transaction.atomic():
         user = User(username=username, email=email)
@@ -104,8 +140,9 @@ def player_create(*, username: str, password: str | None, email: str = "", curre
     return player
 
 
-def partner_create(*, name: str, webhook_url: str = "", wallet_url: str = "",
-                   origins: list[str] | tuple[str, ...] = ()) -> tuple[Partner, str]:  # fmt: skip
+def partner_create(
+    *, name: str, webhook_url: str = "", wallet_url: str = "", origins: list[str] | tuple[str, ...] = ()
+) -> tuple[Partner, str]:
     """A partner casino with a new key and secret; the secret is returned to be shown once. With a
     `wallet_url`, a seamless-wallet partner (API.md "Seamless wallet"). Both URLs must be ones the
     service may call (core/outbound.py), else `invalid_input`. `origins` are the sites that may
@@ -118,12 +155,23 @@ def partner_create(*, name: str, webhook_url: str = "", wallet_url: str = "",
     checked = origins_check(list(origins))
     secret = secrets.token_urlsafe(32)
     partner = Partner.objects.create(
-        name=name, key_id=f"pk_{secrets.token_hex(8)}", secret=secret, webhook_url=webhook_url,
-        wallet_url=wallet_url.rstrip("/"), origins=checked,
-    )  # fmt: skip
-    audit_record(actor_type="system", actor_id="partner_create", action="partner.created", obj_type="partner",
-                 obj_id=partner.pk, webhook_url=webhook_url, wallet_url=partner.wallet_url,
-                 origins=checked)  # fmt: skip
+        name=name,
+        key_id=f"pk_{secrets.token_hex(8)}",
+        secret=secret,
+        webhook_url=webhook_url,
+        wallet_url=wallet_url.rstrip("/"),
+        origins=checked,
+    )
+    audit_record(
+        actor_type="system",
+        actor_id="partner_create",
+        action="partner.created",
+        obj_type="partner",
+        obj_id=partner.pk,
+        webhook_url=webhook_url,
+        wallet_url=partner.wallet_url,
+        origins=checked,
+    )
     return partner, secret
 
 
@@ -156,8 +204,15 @@ def _lock_name(skeleton: str) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
 
 
-def player_signup(*, username: str, password: str, email: str = "", age_confirmed: bool = False,
-                  terms_accepted: bool = False, request: HttpRequest | None = None) -> Player:  # fmt: skip
+def player_signup(
+    *,
+    username: str,
+    password: str,
+    email: str = "",
+    age_confirmed: bool = False,
+    terms_accepted: bool = False,
+    request: HttpRequest | None = None,
+) -> Player:
     """A player signing up on their own (the API and the web form): a valid username, normalised
     (NFKC) and not reading like one taken (accounts/usernames.py), a strong password without
     control characters, an e-mail the account can hold. Sign-ups from one address are counted,
@@ -194,9 +249,13 @@ def player_signup(*, username: str, password: str, email: str = "", age_confirme
         player = player_create(username=username, password=password, email=email)
         confirmed = _confirmations_record(player, age_confirmed=age_confirmed, terms_accepted=terms_accepted)
         audit_record(
-            actor_type=ActorType.PLAYER, actor_id=player.pk, action="player.signed_up", obj_type="player",
-            obj_id=player.pk, **confirmed,
-        )  # fmt: skip
+            actor_type=ActorType.PLAYER,
+            actor_id=player.pk,
+            action="player.signed_up",
+            obj_type="player",
+            obj_id=player.pk,
+            **confirmed,
+        )
     return player
 
 
@@ -238,8 +297,14 @@ def player_authenticate(*, request: HttpRequest, username: str, password: str) -
     user = authenticate(request, username=username, password=password)  # a failure is audited (signals.py)
     player = getattr(user, "player", None) if user is not None else None
     if user is not None and (player is None or user.is_staff or user.is_superuser):
-        audit_record(actor_type="anonymous", actor_id=username, action="sign_in.not_a_player", obj_type="user",
-                     obj_id=user.pk, ip=client_address(request))  # fmt: skip
+        audit_record(
+            actor_type="anonymous",
+            actor_id=username,
+            action="sign_in.not_a_player",
+            obj_type="user",
+            obj_id=user.pk,
+            ip=client_address(request),
+        )
         player = None
     if player is None or not user.is_active:
         attempt_failed(key=attempts)
@@ -263,9 +328,7 @@ def player_password_change(*, request: HttpRequest, player: Player, old_password
         address=client_address(request)
     ):
         raise TooManyAttempts(gettext("Too many attempts. Wait a few minutes and try again."))
-    if not _encodable(old_password) or len(old_password) > PASSWORD_MAX_LENGTH or not user.check_password(
-        old_password
-    ):
+    if not _encodable(old_password) or len(old_password) > PASSWORD_MAX_LENGTH or not user.check_password(old_password):
         attempt_failed(key=attempts)
         raise InvalidCredentials(gettext("the current password is wrong"))
     attempts_clear(key=attempts)
@@ -281,8 +344,14 @@ def player_password_change(*, request: HttpRequest, player: Player, old_password
         raise InvalidInput(" ".join(exc.messages)) from None
     user.set_password(new_password)
     user.save(update_fields=["password"])
-    audit_record(actor_type=ActorType.PLAYER, actor_id=player.pk, action="player.password_changed", obj_type="player",
-                 obj_id=player.pk, ip=client_address(request))  # fmt: skip
+    audit_record(
+        actor_type=ActorType.PLAYER,
+        actor_id=player.pk,
+        action="player.password_changed",
+        obj_type="player",
+        obj_id=player.pk,
+        ip=client_address(request),
+    )
 
 
 def player_token_sign_in(*, request: HttpRequest, username: str, password: str) -> str:
@@ -331,10 +400,21 @@ def player_play_money_top_up(*, player: Player, amount: int, idempotency_key: st
             raise InvalidInput(
                 gettext("play money tops up to at most %(ceiling)s; play some of it first") % {"ceiling": ceiling}
             )
-        wallet_deposit(player=player, amount=amount, idempotency_key=idempotency_key,
-                       actor=Actor.player(player), reason="play money top-up")  # fmt: skip
-        audit_record(actor_type=ActorType.PLAYER, actor_id=player.pk, action="wallet.play_money_top_up",
-                     obj_type="player", obj_id=player.pk, amount=amount)  # fmt: skip
+        wallet_deposit(
+            player=player,
+            amount=amount,
+            idempotency_key=idempotency_key,
+            actor=Actor.player(player),
+            reason="play money top-up",
+        )
+        audit_record(
+            actor_type=ActorType.PLAYER,
+            actor_id=player.pk,
+            action="wallet.play_money_top_up",
+            obj_type="player",
+            obj_id=player.pk,
+            amount=amount,
+        )
     return amount
 
 
@@ -350,8 +430,14 @@ def staff_totp_enroll(*, username: str, replace: bool = False):
             return existing, False
         TOTPDevice.objects.filter(user=user).delete()
         device = TOTPDevice.objects.create(user=user, name="authenticator app", confirmed=True)
-        audit_record(actor_type="system", actor_id="staff_totp", action="staff.totp_enrolled", obj_type="user",
-                     obj_id=user.pk, replaced=existing is not None)  # fmt: skip
+        audit_record(
+            actor_type="system",
+            actor_id="staff_totp",
+            action="staff.totp_enrolled",
+            obj_type="user",
+            obj_id=user.pk,
+            replaced=existing is not None,
+        )
     return device, True
 
 

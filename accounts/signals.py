@@ -38,22 +38,40 @@ logger = logging.getLogger(__name__)
 @receiver(user_logged_in)
 def record_sign_in(sender, request, user, **kwargs):
     if user.is_staff:
-        audit_record(actor_type="operator", actor_id=user.pk, action="staff.signed_in", obj_type="user",
-                     obj_id=user.pk, ip=client_address(request))  # fmt: skip
+        audit_record(
+            actor_type="operator",
+            actor_id=user.pk,
+            action="staff.signed_in",
+            obj_type="user",
+            obj_id=user.pk,
+            ip=client_address(request),
+        )
 
 
 @receiver(user_login_failed)
 def record_failed_sign_in(sender, credentials, request=None, **kwargs):
     username = str(credentials.get("username", ""))[:150]
-    audit_record(actor_type="anonymous", actor_id=username or "-", action="sign_in.failed", obj_type="user",
-                 obj_id=username or "-", ip=client_address(request))  # fmt: skip
+    audit_record(
+        actor_type="anonymous",
+        actor_id=username or "-",
+        action="sign_in.failed",
+        obj_type="user",
+        obj_id=username or "-",
+        ip=client_address(request),
+    )
 
 
 def _record_permission_change(action: str, obj_type: str, instance, kwargs) -> None:
     if kwargs["action"] not in ("post_add", "post_remove", "post_clear"):
         return
-    audit_record(actor_type="system", actor_id="permissions", action=f"{action}.{kwargs['action'][5:]}",
-                 obj_type=obj_type, obj_id=instance.pk, changed=sorted(kwargs.get("pk_set") or []))  # fmt: skip
+    audit_record(
+        actor_type="system",
+        actor_id="permissions",
+        action=f"{action}.{kwargs['action'][5:]}",
+        obj_type=obj_type,
+        obj_id=instance.pk,
+        changed=sorted(kwargs.get("pk_set") or []),
+    )
 
 
 @receiver(m2m_changed, sender=User.groups.through)
@@ -99,8 +117,11 @@ def end_tokens_of_excluded_player(sender, player, actor, **kwargs):
 
 def _names_of_user(user_id: int) -> list[str]:
     names = [token_name(digest) for digest in ApiToken.objects.filter(user_id=user_id).values_list("pk", flat=True)]
-    partner_player = Player.objects.filter(user_id=user_id, partner__isnull=False).values_list(
-        "partner__key_id", "external_id").first()  # fmt: skip
+    partner_player = (
+        Player.objects.filter(user_id=user_id, partner__isnull=False)
+        .values_list("partner__key_id", "external_id")
+        .first()
+    )
     if partner_player is not None:
         names.append(partner_player_name(*partner_player))
     return names
@@ -123,8 +144,11 @@ def notice_partner_player_identity(sender, instance, **kwargs):
 def forget_saved_player(sender, instance, **kwargs):
     names = set(getattr(instance, "_auth_names_before", [])) | set(_names_of_user(instance.user_id))
     if instance.partner_id is not None:  # a new player: what was remembered is that it did not exist
-        names.add(partner_player_name(Partner.objects.values_list("key_id", flat=True).get(pk=instance.partner_id),
-                                      instance.external_id))  # fmt: skip
+        names.add(
+            partner_player_name(
+                Partner.objects.values_list("key_id", flat=True).get(pk=instance.partner_id), instance.external_id
+            )
+        )
     auth_forget_with_commit(sorted(names), what=f"player {instance.pk}")
 
 

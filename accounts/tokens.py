@@ -103,8 +103,15 @@ def tokens_revoke(*, user: User, actor: Actor, reason: str, digests: list[str] |
         ended_digests = list(tokens.values_list("pk", flat=True))
         ended, _ = ApiToken.objects.filter(pk__in=ended_digests).delete()
         if ended:
-            audit_record(actor_type=actor.type, actor_id=actor.id, action="tokens.revoked", obj_type="user",
-                         obj_id=user.pk, count=ended, reason=reason)  # fmt: skip
+            audit_record(
+                actor_type=actor.type,
+                actor_id=actor.id,
+                action="tokens.revoked",
+                obj_type="user",
+                obj_id=user.pk,
+                count=ended,
+                reason=reason,
+            )
             tokens_forget(digests=ended_digests)
     return ended
 

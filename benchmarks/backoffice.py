@@ -66,11 +66,14 @@ def _fill(rounds: int, days: int, today: int) -> dict:
     partners = [Partner.objects.create(name=f"Partner {i}", key_id=f"key{i}", secret="s" * 40) for i in range(2)]
     users = User.objects.bulk_create(User(username=f"bench{i}", password="!") for i in range(PLAYERS))
     players = Player.objects.bulk_create(
-        Player(user=u, currency="USD" if i % 5 == 4 else "EUR",
-               partner=partners[i % 2] if i < PLAYERS * PARTNER_SHARE else None,
-               external_id=f"ext{i}" if i < PLAYERS * PARTNER_SHARE else "")
+        Player(
+            user=u,
+            currency="USD" if i % 5 == 4 else "EUR",
+            partner=partners[i % 2] if i < PLAYERS * PARTNER_SHARE else None,
+            external_id=f"ext{i}" if i < PLAYERS * PARTNER_SHARE else "",
+        )
         for i, u in enumerate(users)
-    )  # fmt: skip
+    )
     SeedPair.objects.bulk_create(
         SeedPair(player=p, server_seed=f"{i:064x}", server_seed_hash=f"{i + 1:064x}", client_seed="bench")
         for i, p in enumerate(players)
@@ -153,9 +156,16 @@ def _fill(rounds: int, days: int, today: int) -> dict:
             FROM netted n
             ORDER BY n.placed_at  -- rounds arrive in time order: an hour's rounds share heap pages
             """,
-            {"rounds": rounds, "players": PLAYERS, "days": days, "today": today, "usd": usd, "eur_a": eur_a,
-             "eur_b": eur_b},
-        )  # fmt: skip
+            {
+                "rounds": rounds,
+                "players": PLAYERS,
+                "days": days,
+                "today": today,
+                "usd": usd,
+                "eur_a": eur_a,
+                "eur_b": eur_b,
+            },
+        )
         # A webhook delivery per settled round of a partner's player: delivered, but for a few hundred.
         cursor.execute(
             """
@@ -306,18 +316,36 @@ def main() -> None:
         ),
     }
     live_from = reports.last_finished_hour() + reports.HOUR
-    plan = _plan(reports._known_rounds(live_from).annotate(
-        day=TruncDate("resolved_at", tzinfo=UTC), partner_id=F("player__partner_id"), **reports.ROUND_RULES,
-    ).values(*reports.KEY).annotate(**reports.SUMS).order_by())  # fmt: skip
+    plan = _plan(
+        reports._known_rounds(live_from)
+        .annotate(
+            day=TruncDate("resolved_at", tzinfo=UTC),
+            partner_id=F("player__partner_id"),
+            **reports.ROUND_RULES,
+        )
+        .values(*reports.KEY)
+        .annotate(**reports.SUMS)
+        .order_by()
+    )
     today_start = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
     before["today, straight from the rounds"] = _best_ms(
         lambda: reports._grouped_sums(reports._known_rounds(today_start), per="day"), args.repeat
     )
-    print(json.dumps({
-        "data": data, "hours_summed_up": RoundHour.objects.count(), "dashboard_first_day": first_day.isoformat(),
-        "cold_ms": cold, "warm_ms_best_of": args.repeat, "warm_ms": warm, "without_day_totals_ms": before,
-        "plan_of_the_live_read": plan,
-    }, indent=2))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "data": data,
+                "hours_summed_up": RoundHour.objects.count(),
+                "dashboard_first_day": first_day.isoformat(),
+                "cold_ms": cold,
+                "warm_ms_best_of": args.repeat,
+                "warm_ms": warm,
+                "without_day_totals_ms": before,
+                "plan_of_the_live_read": plan,
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -40,10 +40,15 @@ def main() -> None:
 
     url = fresh_database(os.environ.get("BENCH_DB", "bench_deadlines"))
     env = {
-        **os.environ, "DATABASE_URL": url, "REDIS_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13"),
-        "DEBUG": "false", "SECRET_KEY": "bench-" + "x" * 50, "ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING",
+        **os.environ,
+        "DATABASE_URL": url,
+        "REDIS_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13"),
+        "DEBUG": "false",
+        "SECRET_KEY": "bench-" + "x" * 50,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "LOG_LEVEL": "WARNING",
         "DJANGO_SETTINGS_MODULE": "config.settings",
-    }  # fmt: skip
+    }
     os.environ.update(env)
     import django
 
@@ -61,14 +66,35 @@ def main() -> None:
 
     redis.Redis.from_url(env["REDIS_URL"]).flushdb()  # no message of an earlier run
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--concurrency", "2", "--without-gossip",
-         "--without-mingle", "--loglevel", "WARNING"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--concurrency",
+            "2",
+            "--without-gossip",
+            "--without-mingle",
+            "--loglevel",
+            "WARNING",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         time.sleep(8)  # the worker starts (Django, the pool)
-        table = Table.objects.create(name="Deadlines", min_bet=100, max_bet=100_000, bet_step=100, max_tie_bet=0,
-                                     decision_timeout_s=args.timeout_s)  # fmt: skip
+        table = Table.objects.create(
+            name="Deadlines",
+            min_bet=100,
+            max_bet=100_000,
+            bet_step=100,
+            max_tie_bet=0,
+            decision_timeout_s=args.timeout_s,
+        )
         players = []
         for n in range(args.ties):
             player = player_create(username=f"deadline{n}", password=None)
@@ -78,8 +104,9 @@ def main() -> None:
         def tie_next(player) -> None:
             pair = seed_pair_active(player=player)
             for n in range(10_000):
-                cards = shoe_cards(server_seed=pair.server_seed, client_seed=f"tie-{n}", nonce=pair.next_nonce,
-                                   decks=6, cards=2)  # fmt: skip
+                cards = shoe_cards(
+                    server_seed=pair.server_seed, client_seed=f"tie-{n}", nonce=pair.next_nonce, decks=6, cards=2
+                )
                 if cards[0].rank == cards[1].rank:
                     SeedPair.objects.filter(pk=pair.pk).update(client_seed=f"tie-{n}")
                     return
@@ -97,15 +124,30 @@ def main() -> None:
             rounds = list(Round.objects.filter(pk__in=ties))
             late = [(r.decided_at - r.decision_deadline).total_seconds() for r in rounds if r.decided_at is not None]
             undecided = sum(r.status == RoundStatus.AWAITING_DECISION for r in rounds)
-            passes.append({
-                "pass": number, "ties": len(ties), "undecided": undecided,
-                "lateness_s": {"min": round(min(late), 3), "p50": round(statistics.median(late), 3),
-                               "p99": round(percentile(late, 0.99), 3), "max": round(max(late), 3)},
-            })  # fmt: skip
+            passes.append(
+                {
+                    "pass": number,
+                    "ties": len(ties),
+                    "undecided": undecided,
+                    "lateness_s": {
+                        "min": round(min(late), 3),
+                        "p50": round(statistics.median(late), 3),
+                        "p99": round(percentile(late, 0.99), 3),
+                        "max": round(max(late), 3),
+                    },
+                }
+            )
             print(json.dumps(passes[-1]), flush=True)
         p99s = sorted(p["lateness_s"]["p99"] for p in passes)
-        print(json.dumps({"median_of_pass_p99_s": p99s[len(p99s) // 2], "beat": "not running",
-                          "at": timezone.now().isoformat(timespec="seconds")}))  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    "median_of_pass_p99_s": p99s[len(p99s) // 2],
+                    "beat": "not running",
+                    "at": timezone.now().isoformat(timespec="seconds"),
+                }
+            )
+        )
     finally:
         worker.terminate()
         try:

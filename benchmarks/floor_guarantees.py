@@ -68,13 +68,19 @@ print(json.dumps({
 
 
 def _env(guarantees: list[str]) -> dict:
-    return {**os.environ, "DJANGO_SETTINGS_MODULE": "benchmarks.floor_plus.settings", "PYTHONPATH": str(ROOT),
-            "FLOOR_PLUS": ",".join(guarantees), "FLOOR_PLUS_DB": DATABASE}  # fmt: skip
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "benchmarks.floor_plus.settings",
+        "PYTHONPATH": str(ROOT),
+        "FLOOR_PLUS": ",".join(guarantees),
+        "FLOOR_PLUS_DB": DATABASE,
+    }
 
 
 def _django(env: dict, *args: str) -> str:
-    return subprocess.run([str(PYTHON), "-m", "django", *args], cwd=ROOT, env=env, check=True, capture_output=True,
-                          text=True).stdout  # fmt: skip
+    return subprocess.run(
+        [str(PYTHON), "-m", "django", *args], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+    ).stdout
 
 
 def run_step(guarantees: list[str], args) -> dict:
@@ -83,9 +89,26 @@ def run_step(guarantees: list[str], args) -> dict:
     psql(f"CREATE DATABASE {DATABASE}")
     _django(env, "migrate", "-v", "0", "--noinput")
     tokens = json.loads(_django(env, "shell", "-v", "0", "-c", SETUP))
-    server = subprocess.Popen([str(PYTHON), "-m", "gunicorn", "benchmarks.floor_plus.wsgi", "--bind",
-                               f"127.0.0.1:{PORT}", "--workers", "2", "--threads", "8", "--worker-class",
-                               "gthread", "--log-level", "warning"], cwd=ROOT, env=env)  # fmt: skip
+    server = subprocess.Popen(
+        [
+            str(PYTHON),
+            "-m",
+            "gunicorn",
+            "benchmarks.floor_plus.wsgi",
+            "--bind",
+            f"127.0.0.1:{PORT}",
+            "--workers",
+            "2",
+            "--threads",
+            "8",
+            "--worker-class",
+            "gthread",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
     try:
         for _ in range(100):
             try:

@@ -48,10 +48,21 @@ PYTHON = CODE / ".venv" / "bin" / "python"
 
 def _wrk(script: str, env: dict, clients: int, seconds: float) -> dict:
     out = subprocess.run(
-        ["wrk", f"-t{clients}", f"-c{clients}", f"-d{int(seconds)}s", "--latency", "-s",
-         str(ROOT / "benchmarks" / script), f"http://127.0.0.1:{PORT}"],
-        env={**os.environ, **env}, capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        [
+            "wrk",
+            f"-t{clients}",
+            f"-c{clients}",
+            f"-d{int(seconds)}s",
+            "--latency",
+            "-s",
+            str(ROOT / "benchmarks" / script),
+            f"http://127.0.0.1:{PORT}",
+        ],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     sys.stderr.write(out.stderr)  # the scripts report the first body of each non-201 status
     text = out.stdout
 
@@ -66,10 +77,12 @@ def _wrk(script: str, env: dict, clients: int, seconds: float) -> dict:
     socket_errors = re.search(r"Socket errors: (.*)", text)
     return {
         "rate": float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1)),
-        "p50_ms": ms("50%"), "p90_ms": ms("90%"), "p99_ms": ms("99%"),
+        "p50_ms": ms("50%"),
+        "p90_ms": ms("90%"),
+        "p99_ms": ms("99%"),
         "non_2xx": int(non_2xx.group(1)) if non_2xx else 0,
         "socket_errors": socket_errors.group(1) if socket_errors else None,
-    }  # fmt: skip
+    }
 
 
 def _cpu_by_role(roots: dict[str, int], database: str) -> dict[str, float]:
@@ -81,8 +94,9 @@ def _cpu_by_role(roots: dict[str, int], database: str) -> dict[str, float]:
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
-            commands[int(stat.parent.name)] = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(
-                errors="replace")  # fmt: skip
+            commands[int(stat.parent.name)] = (
+                (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            )
         except OSError:
             continue
         pid = int(stat.parent.name)
@@ -95,8 +109,11 @@ def _cpu_by_role(roots: dict[str, int], database: str) -> dict[str, float]:
             ancestor = parents.get(ancestor, 0)
         command = commands.get(pid, "")
         if role is None and command.startswith("postgres:"):
-            role = "postgresql" if f" {database} " in command else (
-                "postgresql (shared)" if "postgres " not in command else None)  # fmt: skip
+            role = (
+                "postgresql"
+                if f" {database} " in command
+                else ("postgresql (shared)" if "postgres " not in command else None)
+            )
         if role is None and "redis-server" in command:
             role = "redis"
         if role is not None:
@@ -105,8 +122,14 @@ def _cpu_by_role(roots: dict[str, int], database: str) -> dict[str, float]:
 
 
 def _manage_shell(env: dict, code: str) -> str:
-    return subprocess.run([str(PYTHON), "manage.py", "shell", "-v", "0", "-c", code], cwd=CODE, env=env, check=True,
-                          capture_output=True, text=True).stdout  # fmt: skip
+    return subprocess.run(
+        [str(PYTHON), "manage.py", "shell", "-v", "0", "-c", code],
+        cwd=CODE,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
 
 
 AFTER_RUN = """
@@ -130,8 +153,17 @@ print(json.dumps({
 """
 
 
-def run_ours(path: str, args, *, name: str | None = None, extra_env: dict | None = None,
-             setup_code: str | None = None, companion=None, during=None, checks=None) -> dict:  # fmt: skip
+def run_ours(
+    path: str,
+    args,
+    *,
+    name: str | None = None,
+    extra_env: dict | None = None,
+    setup_code: str | None = None,
+    companion=None,
+    during=None,
+    checks=None,
+) -> dict:
     """One run of this service on `path` (token or partner). benchmarks/seamless_rounds.py runs the
     partner path against a partner's wallet with the rest: `extra_env` for the service, `setup_code`
     printing bench_setup's JSON, `companion(setup)` a context manager around the run yielding the
@@ -140,17 +172,30 @@ def run_ours(path: str, args, *, name: str | None = None, extra_env: dict | None
     read once everything settled."""
     url = fresh_database(DATABASE, CODE)
     env = {
-        **os.environ, "DATABASE_URL": url, "REDIS_URL": f"redis://127.0.0.1:6379/{REDIS_DB}", "DEBUG": "false",
-        "SECRET_KEY": "bench-" + "x" * 50, "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "false",
-        "THROTTLE_PLAYER": "10000000/min", "THROTTLE_PARTNER": "10000000/min", "LOG_LEVEL": "WARNING",
+        **os.environ,
+        "DATABASE_URL": url,
+        "REDIS_URL": f"redis://127.0.0.1:6379/{REDIS_DB}",
+        "DEBUG": "false",
+        "SECRET_KEY": "bench-" + "x" * 50,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_SSL_REDIRECT": "false",
+        "THROTTLE_PLAYER": "10000000/min",
+        "THROTTLE_PARTNER": "10000000/min",
+        "LOG_LEVEL": "WARNING",
         "PYTHONPATH": str(ROOT),  # benchmarks/load.py, whichever checkout serves
         **(extra_env or {}),
-    }  # fmt: skip
+    }
     subprocess.run(["redis-cli", "-n", str(REDIS_DB), "flushdb"], check=True, capture_output=True)
-    setup = json.loads(_manage_shell(env, setup_code or (
-        "import json; from benchmarks.load import bench_setup; "
-        f"print(json.dumps(bench_setup(players={args.clients}, partner_players={args.clients})))"
-    )))  # fmt: skip
+    setup = json.loads(
+        _manage_shell(
+            env,
+            setup_code
+            or (
+                "import json; from benchmarks.load import bench_setup; "
+                f"print(json.dumps(bench_setup(players={args.clients}, partner_players={args.clients})))"
+            ),
+        )
+    )
     with companion(setup) if companion else contextlib.nullcontext() as extra:
         figures = _serve_and_load(path, args, env, setup, extra, during)
         if checks:
@@ -162,16 +207,52 @@ def _serve_and_load(path: str, args, env: dict, setup: dict, extra, during) -> d
     schedule = Path(tempfile.mkdtemp(prefix="bench-beat-")) / "schedule"
     nice = ["nice", "-n", str(args.web_nice)] if args.web_nice else []
     processes = [
-        subprocess.Popen([*nice, str(PYTHON), "-m", "gunicorn", "config.wsgi:application", "--bind",
-                          f"127.0.0.1:{PORT}", "--workers", str(args.workers), "--threads", str(args.threads),
-                          "--worker-class", "gthread", "--log-level", "warning"], cwd=CODE, env=env),
+        subprocess.Popen(
+            [
+                *nice,
+                str(PYTHON),
+                "-m",
+                "gunicorn",
+                "config.wsgi:application",
+                "--bind",
+                f"127.0.0.1:{PORT}",
+                "--workers",
+                str(args.workers),
+                "--threads",
+                str(args.threads),
+                "--worker-class",
+                "gthread",
+                "--log-level",
+                "warning",
+            ],
+            cwd=CODE,
+            env=env,
+        ),
         # As production runs it (docker/compose.yaml, bin/serve): without gossip and mingle.
-        subprocess.Popen([str(PYTHON), "-m", "celery", "-A", "config", "worker", "--concurrency",
-                          str(args.worker_concurrency), "--loglevel", "WARNING", "--without-gossip",
-                          "--without-mingle"], cwd=CODE, env=env),
-        subprocess.Popen([str(PYTHON), "-m", "celery", "-A", "config", "beat", "--loglevel", "WARNING",
-                          "--schedule", str(schedule)], cwd=CODE, env=env),
-    ]  # fmt: skip
+        subprocess.Popen(
+            [
+                str(PYTHON),
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--concurrency",
+                str(args.worker_concurrency),
+                "--loglevel",
+                "WARNING",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            cwd=CODE,
+            env=env,
+        ),
+        subprocess.Popen(
+            [str(PYTHON), "-m", "celery", "-A", "config", "beat", "--loglevel", "WARNING", "--schedule", str(schedule)],
+            cwd=CODE,
+            env=env,
+        ),
+    ]
     try:
         for _ in range(150):
             try:
@@ -214,8 +295,10 @@ def _serve_and_load(path: str, args, env: dict, setup: dict, extra, during) -> d
             except subprocess.TimeoutExpired:
                 process.kill()
     rounds_run = run["rate"] * args.seconds
-    cpu = {role: round((after_cpu.get(role, 0.0) - before.get(role, 0.0)) * 1000 / rounds_run, 2)
-           for role in sorted(set(after_cpu) | set(before))}  # fmt: skip
+    cpu = {
+        role: round((after_cpu.get(role, 0.0) - before.get(role, 0.0)) * 1000 / rounds_run, 2)
+        for role in sorted(set(after_cpu) | set(before))
+    }
     return {**run, **sampled, **after, "ledger_verifies": verify.returncode == 0, "cpu_ms_per_round": cpu}
 
 
@@ -234,9 +317,11 @@ def _signed_requests(setup: dict, args, seconds: float) -> dict:
                     f"{headers['X-Timestamp']} {headers['X-Nonce']} {headers['X-Signature']} k{index}-{n}-{secrets.token_hex(4)}\n"
                 )
     return {
-        "BENCH_SIGNED": str(directory / "signed"), "BENCH_TABLE": setup["table"],
-        "BENCH_PARTNER_KEY": setup["partner_key"], "BENCH_EXTERNAL_IDS": " ".join(setup["external_ids"]),
-    }  # fmt: skip
+        "BENCH_SIGNED": str(directory / "signed"),
+        "BENCH_TABLE": setup["table"],
+        "BENCH_PARTNER_KEY": setup["partner_key"],
+        "BENCH_EXTERNAL_IDS": " ".join(setup["external_ids"]),
+    }
 
 
 def _children(pid: int) -> list[int]:
@@ -258,16 +343,27 @@ def run_floor(args) -> dict:
     gunicorn and its PostgreSQL backends), read as ours is: the same ratio in CPU, which the
     machine's noise moves far less than rates."""
     database_quiet()
-    env = {**os.environ, "MINBET_SECONDS": str(int(args.seconds)), "MINBET_WORKERS": str(args.workers),
-           "MINBET_THREADS": str(args.threads), "MINBET_NICE": str(args.web_nice)}  # fmt: skip
+    env = {
+        **os.environ,
+        "MINBET_SECONDS": str(int(args.seconds)),
+        "MINBET_WORKERS": str(args.workers),
+        "MINBET_THREADS": str(args.threads),
+        "MINBET_NICE": str(args.web_nice),
+    }
     script = subprocess.Popen(["bash", args.floor, str(PYTHON)], env=env, stdout=subprocess.PIPE, text=True)
     database = f"minimal_bet_{script.pid}"  # run.sh names its database after its own pid
     measured = before = after = roots = None
     while script.poll() is None:  # a look at run.sh's children ten times a second: next to nothing
         children = {pid: _command(pid) for pid in _children(script.pid)}
         if measured is None:
-            wrk = next((pid for pid, command in children.items()
-                        if command.startswith("wrk ") and f"-d{int(args.seconds)}s" in command), None)  # fmt: skip
+            wrk = next(
+                (
+                    pid
+                    for pid, command in children.items()
+                    if command.startswith("wrk ") and f"-d{int(args.seconds)}s" in command
+                ),
+                None,
+            )
             web = next((pid for pid, command in children.items() if "minbet.wsgi" in command), None)
             if wrk is not None and web is not None:
                 measured, roots = wrk, {"gunicorn": web}
@@ -283,11 +379,19 @@ def run_floor(args) -> dict:
     bets = figures["bets_per_s"] * args.seconds
     cpu = {}
     if after is not None:
-        cpu = {role: round((after.get(role, 0.0) - before.get(role, 0.0)) * 1000 / bets, 2)
-               for role in ("gunicorn", "postgresql")}  # fmt: skip
-    return {"service": "floor:minimal_bet", "rate": figures["bets_per_s"], "p50_ms": figures["p50_ms"],
-            "p99_ms": figures["p99_ms"], "non_2xx": figures["non2xx"], "money_conserved": figures["money_conserved"],
-            "cpu_ms_per_bet": cpu}  # fmt: skip
+        cpu = {
+            role: round((after.get(role, 0.0) - before.get(role, 0.0)) * 1000 / bets, 2)
+            for role in ("gunicorn", "postgresql")
+        }
+    return {
+        "service": "floor:minimal_bet",
+        "rate": figures["bets_per_s"],
+        "p50_ms": figures["p50_ms"],
+        "p99_ms": figures["p99_ms"],
+        "non_2xx": figures["non2xx"],
+        "money_conserved": figures["money_conserved"],
+        "cpu_ms_per_bet": cpu,
+    }
 
 
 def arguments(description: str) -> argparse.ArgumentParser:
@@ -300,8 +404,12 @@ def arguments(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker (ours and the floor's)")
     parser.add_argument("--worker-concurrency", type=int, default=2, help="Celery worker processes")
     parser.add_argument("--web-nice", type=int, default=0, help="niceness of the web servers (0: not niced)")
-    parser.add_argument("--max-rate-per-client", type=float, default=150,
-                        help="partner path: requests signed in advance per client and second")  # fmt: skip
+    parser.add_argument(
+        "--max-rate-per-client",
+        type=float,
+        default=150,
+        help="partner path: requests signed in advance per client and second",
+    )
     return parser
 
 
@@ -333,18 +441,29 @@ def main() -> None:
     for path in paths:
         for number in range(1, args.passes + 1):
             ours = next(r for r in runs if r["pass"] == number and r["service"] == f"casino_war:{path}")
-            row = {"rounds_per_s": ours["rate"], "p50_ms": ours["p50_ms"], "p99_ms": ours["p99_ms"],
-                   "lag_p99_s": ours["lag_s"]["p99"], "non_2xx": ours["non_2xx"],
-                   "exactly_once": ours["each_round_staked_and_settled_once"], "ledger_verifies": ours["ledger_verifies"]}  # fmt: skip
+            row = {
+                "rounds_per_s": ours["rate"],
+                "p50_ms": ours["p50_ms"],
+                "p99_ms": ours["p99_ms"],
+                "lag_p99_s": ours["lag_s"]["p99"],
+                "non_2xx": ours["non_2xx"],
+                "exactly_once": ours["each_round_staked_and_settled_once"],
+                "ledger_verifies": ours["ledger_verifies"],
+            }
             floor = next((r for r in runs if r["pass"] == number and r["service"] == "floor:minimal_bet"), None)
             if floor:
-                row |= {"floor_bets_per_s": floor["rate"], "floor_p99_ms": floor["p99_ms"],
-                        "rate_ratio": round(ours["rate"] / floor["rate"], 3),
-                        "p99_ratio": round(ours["p99_ms"] / floor["p99_ms"], 3)}  # fmt: skip
+                row |= {
+                    "floor_bets_per_s": floor["rate"],
+                    "floor_p99_ms": floor["p99_ms"],
+                    "rate_ratio": round(ours["rate"] / floor["rate"], 3),
+                    "p99_ratio": round(ours["p99_ms"] / floor["p99_ms"], 3),
+                }
                 if floor.get("cpu_ms_per_bet"):  # web server and database, per round and per bet
                     row["cpu_ratio"] = round(
                         sum(ours["cpu_ms_per_round"].get(role, 0) for role in ("gunicorn", "postgresql"))
-                        / sum(floor["cpu_ms_per_bet"].values()), 3)  # fmt: skip
+                        / sum(floor["cpu_ms_per_bet"].values()),
+                        3,
+                    )
             summary[f"{path} (pass {number})"] = row
         floors = [r for r in runs if r["service"] == "floor:minimal_bet"]
         if floors:  # all passes together: the figure least moved by one disturbed run
@@ -352,12 +471,16 @@ def main() -> None:
             summary[f"{path} (all passes)"] = {
                 "rate_ratio": round(sum(r["rate"] for r in ours) / sum(r["rate"] for r in floors), 3),
                 "p99_ratio": round(max(r["p99_ms"] for r in ours) / max(r["p99_ms"] for r in floors), 3),
-                "lag_p99_s": max(r["lag_s"]["p99"] for r in ours), "non_2xx": sum(r["non_2xx"] for r in ours),
+                "lag_p99_s": max(r["lag_s"]["p99"] for r in ours),
+                "non_2xx": sum(r["non_2xx"] for r in ours),
                 "exactly_once": all(r["each_round_staked_and_settled_once"] for r in ours),
                 "ledger_verifies": all(r["ledger_verifies"] for r in ours),
-            }  # fmt: skip
-    print(json.dumps({"summary": summary, "targets": "rate_ratio >= 0.75, p99_ratio <= 2, lag_p99_s < 1, non_2xx 0"},
-                     indent=2))  # fmt: skip
+            }
+    print(
+        json.dumps(
+            {"summary": summary, "targets": "rate_ratio >= 0.75, p99_ratio <= 2, lag_p99_s < 1, non_2xx 0"}, indent=2
+        )
+    )
 
 
 if __name__ == "__main__":

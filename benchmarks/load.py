@@ -31,9 +31,13 @@ def bench_setup(*, players: int, partner_players: int, decision_timeout_s: int =
     from ledger.services import wallet_deposit
 
     table = Table.objects.create(
-        name=f"Bench {secrets.token_hex(3)}", min_bet=100, max_bet=100_000, bet_step=100, max_tie_bet=0,
+        name=f"Bench {secrets.token_hex(3)}",
+        min_bet=100,
+        max_bet=100_000,
+        bet_step=100,
+        max_tie_bet=0,
         decision_timeout_s=decision_timeout_s,
-    )  # fmt: skip
+    )
     tokens = []
     for n in range(players):
         player = player_create(username=f"bench{n}", password=None)
@@ -45,17 +49,29 @@ def bench_setup(*, players: int, partner_players: int, decision_timeout_s: int =
         external_id = f"bench-p{n}"
         player, _ = partner_player_upsert(partner=partner, external_id=external_id, currency="EUR")
         if not wallet_url:
-            partner_transfer(partner=partner, player=player, direction=TransferDirection.IN, amount=FUNDS,
-                             reference=f"fund-{external_id}")  # fmt: skip
+            partner_transfer(
+                partner=partner,
+                player=player,
+                direction=TransferDirection.IN,
+                amount=FUNDS,
+                reference=f"fund-{external_id}",
+            )
         external_ids.append(external_id)
-    return {"table": str(table.pk), "tokens": tokens, "partner_key": partner.key_id, "partner_secret": secret,
-            "external_ids": external_ids}  # fmt: skip
+    return {
+        "table": str(table.pk),
+        "tokens": tokens,
+        "partner_key": partner.key_id,
+        "partner_secret": secret,
+        "external_ids": external_ids,
+    }
 
 
 def partner_headers(key_id: str, secret: str, method: str, path: str, body: bytes) -> dict[str, str]:
     timestamp, nonce = str(int(time.time())), secrets.token_hex(16)
     message = f"{timestamp}.{nonce}.{method}.{path}.".encode() + body
     return {
-        "X-Partner-Key": key_id, "X-Timestamp": timestamp, "X-Nonce": nonce,
+        "X-Partner-Key": key_id,
+        "X-Timestamp": timestamp,
+        "X-Nonce": nonce,
         "X-Signature": hmac.new(secret.encode(), message, hashlib.sha256).hexdigest(),
-    }  # fmt: skip
+    }

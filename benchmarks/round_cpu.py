@@ -83,24 +83,43 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--partner", action="store_true", help="the signed partner path instead of a token")
     parser.add_argument("--top", type=int, default=40)
-    parser.add_argument("--get", metavar="PATH", help="time GET PATH (with the token, or signed with --partner) instead")
-    parser.add_argument("--house-rule", action="store_true",
-                        help="then take the house rule for the ties left waiting, as the worker does, and measure that")
-    parser.add_argument("--seamless", type=float, metavar="MS", default=None,
-                        help="a seamless partner's player (implies --partner), its wallet a process of its own "
-                             "answering after MS ms; --settle then also sends the credits, as the worker does")  # fmt: skip
-    parser.add_argument("--settle", action="store_true",
-                        help="then settle the rounds placed as the worker does (batches), and measure that too")
+    parser.add_argument(
+        "--get", metavar="PATH", help="time GET PATH (with the token, or signed with --partner) instead"
+    )
+    parser.add_argument(
+        "--house-rule",
+        action="store_true",
+        help="then take the house rule for the ties left waiting, as the worker does, and measure that",
+    )
+    parser.add_argument(
+        "--seamless",
+        type=float,
+        metavar="MS",
+        default=None,
+        help="a seamless partner's player (implies --partner), its wallet a process of its own "
+        "answering after MS ms; --settle then also sends the credits, as the worker does",
+    )
+    parser.add_argument(
+        "--settle",
+        action="store_true",
+        help="then settle the rounds placed as the worker does (batches), and measure that too",
+    )
     args = parser.parse_args()
     args.partner = args.partner or args.seamless is not None
 
     url = fresh_database(os.environ.get("BENCH_DB", "bench_round_cpu"), CODE)  # BENCH_DB: beside others' runs
     os.environ.update(
-        DATABASE_URL=url, REDIS_URL=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13"), DEBUG="false",
-        SECRET_KEY="bench-" + "x" * 50, ALLOWED_HOSTS="127.0.0.1,testserver", SECURE_SSL_REDIRECT="false",
-        THROTTLE_PLAYER="100000000/min", THROTTLE_PARTNER="100000000/min", LOG_LEVEL="WARNING",
+        DATABASE_URL=url,
+        REDIS_URL=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13"),
+        DEBUG="false",
+        SECRET_KEY="bench-" + "x" * 50,
+        ALLOWED_HOSTS="127.0.0.1,testserver",
+        SECURE_SSL_REDIRECT="false",
+        THROTTLE_PLAYER="100000000/min",
+        THROTTLE_PARTNER="100000000/min",
+        LOG_LEVEL="WARNING",
         DJANGO_SETTINGS_MODULE="config.settings",
-    )  # fmt: skip
+    )
     sys.path.insert(0, str(CODE))
     os.chdir(CODE)
     import django
@@ -138,7 +157,9 @@ def _measure(args, setup: dict) -> None:
         headers = {"HTTP_IDEMPOTENCY_KEY": f"cpu-{n}-{time.time_ns()}"}
         if args.partner:
             signed_method, signed_path, signed_body = ("GET", args.get, b"") if args.get else ("POST", path, body)
-            signed = partner_headers(setup["partner_key"], setup["partner_secret"], signed_method, signed_path, signed_body)
+            signed = partner_headers(
+                setup["partner_key"], setup["partner_secret"], signed_method, signed_path, signed_body
+            )
             for name, value in signed.items():
                 headers["HTTP_" + name.upper().replace("-", "_")] = value
         else:
@@ -147,12 +168,23 @@ def _measure(args, setup: dict) -> None:
         if args.get:
             method, path, sent = "GET", args.get, b""
         return {
-            "REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": "", "SERVER_NAME": "127.0.0.1",
-            "SERVER_PORT": "80", "HTTP_HOST": "127.0.0.1", "CONTENT_TYPE": "application/json",
-            "CONTENT_LENGTH": str(len(sent)), "wsgi.input": io.BytesIO(sent), "wsgi.url_scheme": "http",
-            "wsgi.errors": sys.stderr, "wsgi.multithread": True, "wsgi.multiprocess": True, "wsgi.run_once": False,
-            "REMOTE_ADDR": "127.0.0.1", **headers,
-        }  # fmt: skip
+            "REQUEST_METHOD": method,
+            "PATH_INFO": path,
+            "QUERY_STRING": "",
+            "SERVER_NAME": "127.0.0.1",
+            "SERVER_PORT": "80",
+            "HTTP_HOST": "127.0.0.1",
+            "CONTENT_TYPE": "application/json",
+            "CONTENT_LENGTH": str(len(sent)),
+            "wsgi.input": io.BytesIO(sent),
+            "wsgi.url_scheme": "http",
+            "wsgi.errors": sys.stderr,
+            "wsgi.multithread": True,
+            "wsgi.multiprocess": True,
+            "wsgi.run_once": False,
+            "REMOTE_ADDR": "127.0.0.1",
+            **headers,
+        }
 
     statuses: dict[str, int] = {}
 
@@ -196,12 +228,15 @@ def _measure(args, setup: dict) -> None:
         from casino.services.rounds import rounds_decide_timed_out
 
         Round.objects.filter(status=RoundStatus.AWAITING_DECISION).update(
-            decision_deadline=timezone.now() - timedelta(seconds=1))  # fmt: skip
+            decision_deadline=timezone.now() - timedelta(seconds=1)
+        )
         backend_started, started_cpu = _process_cpu_s(backend), time.process_time()
         count = rounds_decide_timed_out(limit=1_000_000)
-        house_rule = {"ties_decided": count,
-                      "house_rule_cpu_ms_per_tie": round((time.process_time() - started_cpu) / count * 1000, 3),
-                      "house_rule_postgres_cpu_ms_per_tie": round((_process_cpu_s(backend) - backend_started) / count * 1000, 3)}  # fmt: skip
+        house_rule = {
+            "ties_decided": count,
+            "house_rule_cpu_ms_per_tie": round((time.process_time() - started_cpu) / count * 1000, 3),
+            "house_rule_postgres_cpu_ms_per_tie": round((_process_cpu_s(backend) - backend_started) / count * 1000, 3),
+        }
     settled = {}
     if args.settle:
         from casino.services.settlement import rounds_settle_due
@@ -212,8 +247,11 @@ def _measure(args, setup: dict) -> None:
         settlement.wallet_credits_enqueue = lambda: None  # the credits are measured apart, below
         backend_started, started_cpu = _process_cpu_s(backend), time.process_time()
         count = rounds_settle_due()
-        settled = {"settled": count, "settle_cpu_ms_per_round": round((time.process_time() - started_cpu) / count * 1000, 3),
-                   "settle_postgres_cpu_ms_per_round": round((_process_cpu_s(backend) - backend_started) / count * 1000, 3)}  # fmt: skip
+        settled = {
+            "settled": count,
+            "settle_cpu_ms_per_round": round((time.process_time() - started_cpu) / count * 1000, 3),
+            "settle_postgres_cpu_ms_per_round": round((_process_cpu_s(backend) - backend_started) / count * 1000, 3),
+        }
         if args.seamless is not None:
             backend_started, started_cpu = _process_cpu_s(backend), time.process_time()
             if profiler:  # with --profile, where the credits' time goes too (this thread's share)
@@ -223,16 +261,29 @@ def _measure(args, setup: dict) -> None:
             credited = send()
             if profiler:
                 profiler.disable()
-            settled |= {"credited": credited,
-                        "credit_cpu_ms_per_round": round((time.process_time() - started_cpu) / credited * 1000, 3),
-                        "credit_postgres_cpu_ms_per_round": round((_process_cpu_s(backend) - backend_started) / credited * 1000, 3)}  # fmt: skip
-    print(json.dumps({
-        "path": "partner" if args.partner else "token", "rounds": args.rounds, "statuses": statuses, **house_rule,
-        **settled,
-        "cpu_ms_per_round": round(cpu / args.rounds * 1000, 3), "wall_ms_per_round": round(wall / args.rounds * 1000, 3),
-        "postgres_backend_cpu_ms_per_round": round(backend_cpu / args.rounds * 1000, 3),
-        "statements_per_round": len(statements),
-    }, indent=2))  # fmt: skip
+            settled |= {
+                "credited": credited,
+                "credit_cpu_ms_per_round": round((time.process_time() - started_cpu) / credited * 1000, 3),
+                "credit_postgres_cpu_ms_per_round": round(
+                    (_process_cpu_s(backend) - backend_started) / credited * 1000, 3
+                ),
+            }
+    print(
+        json.dumps(
+            {
+                "path": "partner" if args.partner else "token",
+                "rounds": args.rounds,
+                "statuses": statuses,
+                **house_rule,
+                **settled,
+                "cpu_ms_per_round": round(cpu / args.rounds * 1000, 3),
+                "wall_ms_per_round": round(wall / args.rounds * 1000, 3),
+                "postgres_backend_cpu_ms_per_round": round(backend_cpu / args.rounds * 1000, 3),
+                "statements_per_round": len(statements),
+            },
+            indent=2,
+        )
+    )
     statements_report(args.rounds)
     if os.environ.get("BENCH_SHOW_SQL"):
         for statement in statements:

@@ -71,10 +71,22 @@ print(json.dumps({
 def partner_wallet(setup: dict, *, port: int, latency_ms: float):
     """The partner's wallet in a process of its own, with the partner's secret from the setup."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.wallet_server", "--port", str(port), f"--secret={setup['partner_secret']}",
-         "--latency-ms", str(latency_ms), "--initial-balance", str(FUNDS)],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "tests.wallet_server",
+            "--port",
+            str(port),
+            f"--secret={setup['partner_secret']}",
+            "--latency-ms",
+            str(latency_ms),
+            "--initial-balance",
+            str(FUNDS),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         ready = process.stdout.readline().split()
         if ready[:1] != ["ready"]:
@@ -102,7 +114,7 @@ def open_transactions(env: dict):
                 rows = db.execute(
                     "SELECT state, wait_event_type, left(regexp_replace(query, '\\s+', ' ', 'g'), 90)"
                     " FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
-                ).fetchall()  # fmt: skip
+                ).fetchall()
                 idle = [q for state, _, q in rows if state == "idle in transaction"]
                 locked = [q for state, wait, q in rows if state == "active" and wait == "Lock"]
                 samples.append((len(idle), sum(state == "active" for state, _, _ in rows), len(locked), len(rows)))
@@ -118,18 +130,20 @@ def open_transactions(env: dict):
         sampler.join(timeout=10)
         idle = [s[0] for s in samples]
         figures["idle_in_transaction"] = {
-            "mean": round(statistics.fmean(idle), 2) if idle else None, "max": max(idle, default=None),
-            "samples": len(idle), "after": dict(idle_after.most_common(3)),
-        }  # fmt: skip
+            "mean": round(statistics.fmean(idle), 2) if idle else None,
+            "max": max(idle, default=None),
+            "samples": len(idle),
+            "after": dict(idle_after.most_common(3)),
+        }
         figures["active_backends_mean"] = round(statistics.fmean(s[1] for s in samples), 2) if samples else None
         figures["backends"] = {  # every connection to the service's database (web, worker, beat)
             "mean": round(statistics.fmean(s[3] for s in samples), 2) if samples else None,
             "max": max((s[3] for s in samples), default=None),
-        }  # fmt: skip
+        }
         figures["waiting_for_a_lock"] = {
             "mean": round(statistics.fmean(s[2] for s in samples), 2) if samples else None,
             "in": dict(waiting_in.most_common(3)),
-        }  # fmt: skip
+        }
 
 
 def wallet_checks(env: dict, setup: dict, wallet) -> dict:
@@ -170,13 +184,19 @@ def main() -> None:
     parser.add_argument("--latencies", default="1,50", help="the partner wallet's latency in each seamless run (ms)")
     parser.add_argument("--wallet-port", type=int, default=18201)
     parser.add_argument("--no-transfer", action="store_true", help="only the seamless runs")
-    parser.add_argument("--pool-latencies", default="50",
-                        help="latencies (ms) also run with DATABASE_POOL=true: a request waiting on the wallet "
-                             "holds no database connection")  # fmt: skip
+    parser.add_argument(
+        "--pool-latencies",
+        default="50",
+        help="latencies (ms) also run with DATABASE_POOL=true: a request waiting on the wallet "
+        "holds no database connection",
+    )
     parser.add_argument("--pool-size", type=int, default=4, help="DATABASE_POOL_SIZE, per gunicorn process")
-    parser.add_argument("--before-root", default="",
-                        help="another checkout (with its .venv) run beside this one, each run of a pass first "
-                             "there (odd passes) or last (even passes): before and after in one invocation")  # fmt: skip
+    parser.add_argument(
+        "--before-root",
+        default="",
+        help="another checkout (with its .venv) run beside this one, each run of a pass first "
+        "there (odd passes) or last (even passes): before and after in one invocation",
+    )
     args = parser.parse_args()
     seamless = [(float(ms), False) for ms in args.latencies.split(",") if ms]
     seamless += [(float(ms), True) for ms in args.pool_latencies.split(",") if ms]
@@ -195,8 +215,12 @@ def main() -> None:
 def _pass(runs: list, number: int, args, seamless: list, label: str) -> None:
     """One pass's runs of one checkout: the transfer wallet, then each seamless configuration."""
     if not args.no_transfer:
-        runs.append({"pass": number, **http_rounds.run_ours("partner", args, name=f"{label}transfer wallet",
-                                                           during=open_transactions)})  # fmt: skip
+        runs.append(
+            {
+                "pass": number,
+                **http_rounds.run_ours("partner", args, name=f"{label}transfer wallet", during=open_transactions),
+            }
+        )
         print(json.dumps(runs[-1]), flush=True)
     for latency_ms, pooled in seamless:
         url = f"http://127.0.0.1:{args.wallet_port}/wallet"
@@ -207,12 +231,21 @@ def _pass(runs: list, number: int, args, seamless: list, label: str) -> None:
         extra_env = {"OUTBOUND_ALLOW_PRIVATE": "true"}
         if pooled:
             extra_env |= {"DATABASE_POOL": "true", "DATABASE_POOL_SIZE": str(args.pool_size)}
-        runs.append({"pass": number, **http_rounds.run_ours(
-            "partner", args, name=f"{label}seamless, wallet {latency_ms:g} ms" + (", pooled" if pooled else ""),
-            extra_env=extra_env,
-            setup_code=setup_code, during=open_transactions, checks=wallet_checks,
-            companion=lambda setup, ms=latency_ms: partner_wallet(setup, port=args.wallet_port, latency_ms=ms),
-        )})  # fmt: skip
+        runs.append(
+            {
+                "pass": number,
+                **http_rounds.run_ours(
+                    "partner",
+                    args,
+                    name=f"{label}seamless, wallet {latency_ms:g} ms" + (", pooled" if pooled else ""),
+                    extra_env=extra_env,
+                    setup_code=setup_code,
+                    during=open_transactions,
+                    checks=wallet_checks,
+                    companion=lambda setup, ms=latency_ms: partner_wallet(setup, port=args.wallet_port, latency_ms=ms),
+                ),
+            }
+        )
         print(json.dumps(runs[-1]), flush=True)
 
 
@@ -220,17 +253,32 @@ def _summary(runs: list) -> None:
     summary = {}
     for run in runs:
         row = {
-            "rounds_per_s": run["rate"], "p50_ms": run["p50_ms"], "p99_ms": run["p99_ms"],
-            "non_2xx": run["non_2xx"], "socket_errors": run["socket_errors"],
-            "rounds": run["rounds"], "settled": run["settled"], "lag_p50_s": run["lag_s"]["p50"],
-            "lag_p99_s": run["lag_s"]["p99"], "ledger_verifies": run["ledger_verifies"],
+            "rounds_per_s": run["rate"],
+            "p50_ms": run["p50_ms"],
+            "p99_ms": run["p99_ms"],
+            "non_2xx": run["non_2xx"],
+            "socket_errors": run["socket_errors"],
+            "rounds": run["rounds"],
+            "settled": run["settled"],
+            "lag_p50_s": run["lag_s"]["p50"],
+            "lag_p99_s": run["lag_s"]["p99"],
+            "ledger_verifies": run["ledger_verifies"],
             "idle_in_transaction_mean_max": [run["idle_in_transaction"]["mean"], run["idle_in_transaction"]["max"]],
             "waiting_for_a_lock_mean": run["waiting_for_a_lock"]["mean"],
             "backends_mean_max": [run["backends"]["mean"], run["backends"]["max"]],
-        }  # fmt: skip
+        }
         if "wallet_calls" in run:
-            row |= {key: run[key] for key in ("credits_acknowledged", "repeated_calls", "rounds_credited_twice", "wallet_balances_equal_ours",
-                                              "wallet_net_equals_ledger", "wallet_calls")}  # fmt: skip
+            row |= {
+                key: run[key]
+                for key in (
+                    "credits_acknowledged",
+                    "repeated_calls",
+                    "rounds_credited_twice",
+                    "wallet_balances_equal_ours",
+                    "wallet_net_equals_ledger",
+                    "wallet_calls",
+                )
+            }
         summary[f"{run['service']} (pass {run['pass']})"] = row
     # Per configuration, the median of its passes; each seamless one beside its checkout's transfer
     # wallet in the same pass (rounds/s ratio, p99 ratio), and the median of those ratios.

@@ -155,9 +155,11 @@ class PartnerPage:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):
-                body = (f'<!doctype html><title>partner</title><body style="margin:0">'
-                        f'<iframe id="game" src="{site.src}" width="1280" height="800" style="border:0">'
-                        f"</iframe></body>").encode()  # fmt: skip
+                body = (
+                    f'<!doctype html><title>partner</title><body style="margin:0">'
+                    f'<iframe id="game" src="{site.src}" width="1280" height="800" style="border:0">'
+                    f"</iframe></body>"
+                ).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html")
                 self.send_header("Content-Length", str(len(body)))
@@ -175,29 +177,41 @@ class PartnerPage:
 def signed(base_url: str, key: str, secret: str, method: str, path: str, body: dict | None = None) -> dict:
     raw = b"" if body is None else json.dumps(body).encode()
     timestamp, nonce = str(int(time.time())), secrets.token_hex(16)
-    signature = hmac.new(secret.encode(), f"{timestamp}.{nonce}.{method}.{path}.".encode() + raw,
-                         hashlib.sha256).hexdigest()  # fmt: skip
-    headers = {"Content-Type": "application/json", "X-Partner-Key": key, "X-Timestamp": timestamp,
-               "X-Nonce": nonce, "X-Signature": signature, "Idempotency-Key": nonce}  # fmt: skip
-    request = urllib.request.Request(base_url + path, data=raw if body is not None else None, headers=headers,
-                                     method=method)  # fmt: skip
+    signature = hmac.new(
+        secret.encode(), f"{timestamp}.{nonce}.{method}.{path}.".encode() + raw, hashlib.sha256
+    ).hexdigest()
+    headers = {
+        "Content-Type": "application/json",
+        "X-Partner-Key": key,
+        "X-Timestamp": timestamp,
+        "X-Nonce": nonce,
+        "X-Signature": signature,
+        "Idempotency-Key": nonce,
+    }
+    request = urllib.request.Request(
+        base_url + path, data=raw if body is not None else None, headers=headers, method=method
+    )
     with urllib.request.urlopen(request) as answer:
         return json.loads(answer.read() or b"null")
 
 
-def launched_table(browser, base_url: str, partner: PartnerPage, launch, table: str, viewport: dict,
-                   count: int) -> dict:  # fmt: skip
+def launched_table(
+    browser, base_url: str, partner: PartnerPage, launch, table: str, viewport: dict, count: int
+) -> dict:
     partner.src = launch(table)
     context = browser.new_context(viewport={"width": viewport["width"], "height": viewport["height"] + 40})
     page = context.new_page()
     frame_responses = []
-    page.on("requestfinished", lambda request: frame_responses.append(request) if request.frame != page.main_frame
-            else None)  # fmt: skip
+    page.on(
+        "requestfinished", lambda request: frame_responses.append(request) if request.frame != page.main_frame else None
+    )
     page.goto(partner.url)
     page.frame_locator("#game").locator("body[data-table-ready=true]").wait_for(timeout=30_000)
     page.wait_for_load_state("networkidle")
-    page.evaluate(f"document.getElementById('game').width = {viewport['width']};"
-                  f"document.getElementById('game').height = {viewport['height']}")  # fmt: skip
+    page.evaluate(
+        f"document.getElementById('game').width = {viewport['width']};"
+        f"document.getElementById('game').height = {viewport['height']}"
+    )
     frame = next(f for f in page.frames if "/play/" in f.url)
     timing = frame.evaluate(TIMING)
     transferred = sum(r.sizes()["responseHeadersSize"] + r.sizes()["responseBodySize"] for r in frame_responses)
@@ -207,11 +221,14 @@ def launched_table(browser, base_url: str, partner: PartnerPage, launch, table: 
 
 
 def summary(name: str, visits: list[dict]) -> str:
-    median = {key: statistics.median(v[key] for v in visits if v.get(key) is not None)
-              for key in ("ready", "dcl", "fcp")}  # fmt: skip
+    median = {
+        key: statistics.median(v[key] for v in visits if v.get(key) is not None) for key in ("ready", "dcl", "fcp")
+    }
     dealt = [t for v in visits for t in v["deals"]]
-    text = (f"{name}: first contentful paint {median['fcp']:.0f} ms, interactive {median['ready']:.0f} ms "
-            f"(median of {len(visits)}, slowest {max(v['ready'] for v in visits):.0f} ms)")  # fmt: skip
+    text = (
+        f"{name}: first contentful paint {median['fcp']:.0f} ms, interactive {median['ready']:.0f} ms "
+        f"(median of {len(visits)}, slowest {max(v['ready'] for v in visits):.0f} ms)"
+    )
     if dealt:
         text += (
             f"; deal to result {statistics.median(dealt):.0f} ms (median of {len(dealt)}, slowest {max(dealt):.0f} ms)"
@@ -227,27 +244,42 @@ def compare(args, browser, session, table) -> None:
 
     def launch(table_id: str) -> str:
         path = f"/api/v1/partner/players/{args.launch_player}/sessions/"
-        answer = signed(args.base_url, args.launch_key, args.launch_secret, "POST", path,
-                        {"table": table_id, "language": "en"})  # fmt: skip
+        answer = signed(
+            args.base_url, args.launch_key, args.launch_secret, "POST", path, {"table": table_id, "language": "en"}
+        )
         return args.base_url + urlsplit(answer["url"]).path
 
-    signed(args.base_url, args.launch_key, args.launch_secret, "PUT",
-           f"/api/v1/partner/players/{args.launch_player}/", {"currency": "EUR"})  # fmt: skip
+    signed(
+        args.base_url,
+        args.launch_key,
+        args.launch_secret,
+        "PUT",
+        f"/api/v1/partner/players/{args.launch_player}/",
+        {"currency": "EUR"},
+    )
     try:
-        signed(args.base_url, args.launch_key, args.launch_secret, "POST",
-               f"/api/v1/partner/players/{args.launch_player}/transfers/",
-               {"direction": "in", "amount": 100_000, "reference": secrets.token_hex(8)})  # fmt: skip
+        signed(
+            args.base_url,
+            args.launch_key,
+            args.launch_secret,
+            "POST",
+            f"/api/v1/partner/players/{args.launch_player}/transfers/",
+            {"direction": "in", "amount": 100_000, "reference": secrets.token_hex(8)},
+        )
     except urllib.error.HTTPError as error:  # a seamless partner: its wallet holds the money
         if error.code != 422:
             raise
-    for name, viewport in (("desktop 1280x800", {"width": 1280, "height": 800}),
-                           ("phone 360x640", {"width": 360, "height": 640})):  # fmt: skip
+    for name, viewport in (
+        ("desktop 1280x800", {"width": 1280, "height": 800}),
+        ("phone 360x640", {"width": 360, "height": 640}),
+    ):
         for n in range(1, args.passes + 1):
             own, framed = [], []
             for _ in range(args.runs):
                 own.append(own_table(browser, args.base_url, session, table, viewport, args.deals))
-                framed.append(launched_table(args.blocking, args.base_url, partner, launch, table, viewport,
-                                             args.deals))  # fmt: skip
+                framed.append(
+                    launched_table(args.blocking, args.base_url, partner, launch, table, viewport, args.deals)
+                )
             print(f"pass {n} {summary(f'{name} own table', own)}")
             print(f"pass {n} {summary(f'{name} launched, in a cross-site frame', framed)}")
     partner.server.shutdown()
@@ -272,22 +304,26 @@ def main() -> None:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox"])
         session = signed_in(browser, args.base_url, args.username, args.password)
         if args.launch_key:
-            args.blocking = playwright.chromium.launch(executable_path=CHROMIUM, args=[
-                "--headless", "--no-sandbox", "--test-third-party-cookie-phaseout"])  # fmt: skip
+            args.blocking = playwright.chromium.launch(
+                executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--test-third-party-cookie-phaseout"]
+            )
             compare(args, browser, session, table)
             args.blocking.close()
             browser.close()
             return
-        for name, viewport in (("desktop 1280x800", {"width": 1280, "height": 800}),
-                               ("phone 390x844", {"width": 390, "height": 844})):  # fmt: skip
-            visits = [one_visit(browser, args.base_url, session, table, viewport)
-                      for _ in range(args.runs)]  # fmt: skip
+        for name, viewport in (
+            ("desktop 1280x800", {"width": 1280, "height": 800}),
+            ("phone 390x844", {"width": 390, "height": 844}),
+        ):
+            visits = [one_visit(browser, args.base_url, session, table, viewport) for _ in range(args.runs)]
             median = {key: statistics.median(v[key] for v in visits if v[key] is not None) for key in visits[0]}
             worst_ready = max(v["ready"] for v in visits)
-            print(f"{name}: {median['bytes'] / 1024:.1f} KB transferred in {median['requests']:.0f} responses; "
-                  f"interactive at {median['ready']:.0f} ms (median of {len(visits)}, slowest {worst_ready:.0f} ms); "
-                  f"DOMContentLoaded {median['dcl']:.0f} ms, load {median['load']:.0f} ms, "
-                  f"first contentful paint {median['fcp']:.0f} ms")  # fmt: skip
+            print(
+                f"{name}: {median['bytes'] / 1024:.1f} KB transferred in {median['requests']:.0f} responses; "
+                f"interactive at {median['ready']:.0f} ms (median of {len(visits)}, slowest {worst_ready:.0f} ms); "
+                f"DOMContentLoaded {median['dcl']:.0f} ms, load {median['load']:.0f} ms, "
+                f"first contentful paint {median['fcp']:.0f} ms"
+            )
         browser.close()
 
 

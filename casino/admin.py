@@ -58,8 +58,9 @@ def card_html(code: str):
     """A card as a player sees it: rank and suit symbol, red or black, with its code for search."""
     rank, suit = code[0], code[1:]
     symbol, colour = SUITS.get(suit, (suit, "black"))
-    return format_html('<span class="playing-card {}" title="{}">{}{}</span>', colour, code,
-                       "10" if rank == "T" else rank, symbol)  # fmt: skip
+    return format_html(
+        '<span class="playing-card {}" title="{}">{}{}</span>', colour, code, "10" if rank == "T" else rank, symbol
+    )
 
 
 def rules_table(rules: dict):
@@ -76,8 +77,9 @@ def rules_table(rules: dict):
         rows.append(("Penetration (dealt before the cut card)", f"{rules.get('penetration')} %"))
     house_rule = dict(RoundDecision.choices).get(rules.get("house_rule"), "-")
     rows.append(("When the player does not decide in time", house_rule))
-    return format_html('<table class="detail-table">{}</table>',
-                       format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows))  # fmt: skip
+    return format_html(
+        '<table class="detail-table">{}</table>', format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows)
+    )
 
 
 RULE_FIELDS = ("decks", "burn", "tie_pays", "tie_after_tie_bonus", "shuffle", "penetration", "house_rule")
@@ -143,8 +145,9 @@ class TableAdmin(admin.ModelAdmin):
     def propose(self, obj):
         changes = reverse("admin:casino_tablechange_changelist") + f"?table__id__exact={obj.pk}"
         new = reverse("admin:casino_tablechange_add") + f"?table={obj.pk}"
-        return format_html('<a href="{}">Propose new rules or limits</a> · <a href="{}">every change proposed</a>',
-                           new, changes)  # fmt: skip
+        return format_html(
+            '<a href="{}">Propose new rules or limits</a> · <a href="{}">every change proposed</a>', new, changes
+        )
 
     def has_add_permission(self, request):
         return False  # a new table is a proposal too (TableChangeAdmin)
@@ -220,9 +223,11 @@ class TableChangeAdmin(MakerCheckerAdmin):
     def save_model(self, request, obj, form, change):
         try:
             created = table_change_propose(
-                table=obj.table, values={name: getattr(obj, name) for name in TABLE_FIELDS}, reason=obj.reason,
+                table=obj.table,
+                values={name: getattr(obj, name) for name in TABLE_FIELDS},
+                reason=obj.reason,
                 proposed_by=request.user,
-            )  # fmt: skip
+            )
         except ServiceError as exc:
             self.message_user(request, exc.detail, messages.ERROR)
             return
@@ -253,8 +258,18 @@ class RoundAdmin(ReadOnlyAdmin):
         ("Fairness", {"fields": ("fairness",)}),
         ("Money", {"fields": ("ledger_entries", "settle_attempts", "wallet_calls", "partner_webhook")}),
     )
-    readonly_fields = ("status_words", "timeline", "bets_and_result", "rules_words", "cards", "decision_words",
-                       "fairness", "ledger_entries", "wallet_calls", "partner_webhook")  # fmt: skip
+    readonly_fields = (
+        "status_words",
+        "timeline",
+        "bets_and_result",
+        "rules_words",
+        "cards",
+        "decision_words",
+        "fairness",
+        "ledger_entries",
+        "wallet_calls",
+        "partner_webhook",
+    )
 
     @admin.display(description="round", ordering="id")
     def round_id(self, obj):
@@ -290,27 +305,36 @@ class RoundAdmin(ReadOnlyAdmin):
             rows.append(("outcome known", _moment(obj.resolved_at, after=obj.created_at)))
         if obj.settled_at:
             rows.append(("settled", _moment(obj.settled_at, after=obj.resolved_at)))
-        return format_html('<table class="detail-table">{}</table>',
-                           format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows))  # fmt: skip
+        return format_html(
+            '<table class="detail-table">{}</table>', format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows)
+        )
 
     @admin.display(description="bets and what each returned")
     def bets_and_result(self, obj):
         nets = obj.nets or {}
         decided = obj.status != RoundStatus.AWAITING_DECISION
         rows = [
-            ("Main bet", money_text(obj.main_bet, obj.currency), money_text(nets.get("main"), obj.currency)
-             if decided else "waiting for the decision"),
-        ]  # fmt: skip
+            (
+                "Main bet",
+                money_text(obj.main_bet, obj.currency),
+                money_text(nets.get("main"), obj.currency) if decided else "waiting for the decision",
+            ),
+        ]
         if obj.raise_bet:
-            rows.append(("War raise", money_text(obj.raise_bet, obj.currency),
-                         money_text(nets.get("raise"), obj.currency)))  # fmt: skip
+            rows.append(
+                ("War raise", money_text(obj.raise_bet, obj.currency), money_text(nets.get("raise"), obj.currency))
+            )
         if obj.tie_bet:
             rows.append(("Tie bet", money_text(obj.tie_bet, obj.currency), money_text(nets.get("tie"), obj.currency)))
         if nets.get("bonus"):
             rows.append(("Tie-after-tie bonus", "-", money_text(nets["bonus"], obj.currency)))
-        rows.append((format_html("<strong>{}</strong>", "Total"),
-                     money_text(obj.main_bet + obj.raise_bet + obj.tie_bet, obj.currency),
-                     format_html("<strong>{}</strong>", money_text(obj.net, obj.currency))))  # fmt: skip
+        rows.append(
+            (
+                format_html("<strong>{}</strong>", "Total"),
+                money_text(obj.main_bet + obj.raise_bet + obj.tie_bet, obj.currency),
+                format_html("<strong>{}</strong>", money_text(obj.net, obj.currency)),
+            )
+        )
         table = html_table(("bet", "staked", "player's net"), rows)
         outcome = obj.get_outcome_display() or "Not decided yet"
         paid = "" if obj.payout is None else f"; paid back to the wallet: {money_text(obj.payout, obj.currency)}"
@@ -337,8 +361,10 @@ class RoundAdmin(ReadOnlyAdmin):
         if obj.burned:
             rows.append(("Burned", format_html_join(" ", "{}", ((card_html(c),) for c in obj.burned.split()))))
         if obj.war_player_card:
-            rows += [("Player's war card", card_html(obj.war_player_card)),
-                     ("Dealer's war card", card_html(obj.war_dealer_card))]  # fmt: skip
+            rows += [
+                ("Player's war card", card_html(obj.war_player_card)),
+                ("Dealer's war card", card_html(obj.war_dealer_card)),
+            ]
         return format_html_join("", "<div><strong>{}</strong>: {}</div>", rows)
 
     @admin.display(description="seed pair and verification")
@@ -361,9 +387,16 @@ class RoundAdmin(ReadOnlyAdmin):
         rows = []
         for entry in entries_for_reference(reference_type="round", reference_id=str(obj.id)):
             for posting in entry.postings.all():
-                rows.append((f"#{entry.pk}", entry.get_kind_display(), posting.account, posting.get_direction_display(),
-                             money_text(posting.amount, posting.currency),
-                             money_text(posting.balance_after, posting.currency)))  # fmt: skip
+                rows.append(
+                    (
+                        f"#{entry.pk}",
+                        entry.get_kind_display(),
+                        posting.account,
+                        posting.get_direction_display(),
+                        money_text(posting.amount, posting.currency),
+                        money_text(posting.balance_after, posting.currency),
+                    )
+                )
         return html_table(("entry", "kind", "account", "side", "amount", "balance after"), rows)
 
     @admin.display(description="seamless wallet calls")
@@ -371,11 +404,18 @@ class RoundAdmin(ReadOnlyAdmin):
         if not obj.seamless:
             return "none (the player's money is in our wallet)"
         rows = [
-            (format_html('<a href="{}">{}</a>', reverse("admin:casino_walletcall_change", args=[c.pk]),
-                         c.transaction_id), c.kind, money_text(c.amount, c.currency), c.get_status_display(),
-             c.attempts, f"{c.latency_ms} ms" if c.latency_ms is not None else "-")
+            (
+                format_html(
+                    '<a href="{}">{}</a>', reverse("admin:casino_walletcall_change", args=[c.pk]), c.transaction_id
+                ),
+                c.kind,
+                money_text(c.amount, c.currency),
+                c.get_status_display(),
+                c.attempts,
+                f"{c.latency_ms} ms" if c.latency_ms is not None else "-",
+            )
             for c in WalletCall.objects.filter(round_id=obj.pk).order_by("created_at")
-        ]  # fmt: skip
+        ]
         return html_table(("transaction id", "call", "amount", "status", "attempts", "latency"), rows)
 
     @admin.display(description="partner webhook")
@@ -383,8 +423,9 @@ class RoundAdmin(ReadOnlyAdmin):
         delivery = WebhookDelivery.objects.filter(round=obj).first()
         if delivery is None:
             return "none (not a partner's player, or no webhook URL)"
-        attempts = [(moment_text(a.attempted_at), a.status_code or "-", a.error or "")
-                    for a in delivery.attempt_log.all()]  # fmt: skip
+        attempts = [
+            (moment_text(a.attempted_at), a.status_code or "-", a.error or "") for a in delivery.attempt_log.all()
+        ]
         return format_html(
             "<div>event <code>{}</code>: {}</div>{}",
             delivery.id,
@@ -503,17 +544,53 @@ class WalletCallAdmin(ReadOnlyAdmin):
     """Every call to a seamless partner's wallet that moves money: what was sent, what it answered,
     each attempt and how long it took (API.md "Seamless wallet")."""
 
-    list_display = ("transaction_id", "kind", "purpose", "partner", "player", "call_amount", "status", "attempts",
-                    "last_answer", "latency", "created_at", "answered_at")  # fmt: skip
+    list_display = (
+        "transaction_id",
+        "kind",
+        "purpose",
+        "partner",
+        "player",
+        "call_amount",
+        "status",
+        "attempts",
+        "last_answer",
+        "latency",
+        "created_at",
+        "answered_at",
+    )
     list_filter = ("status", "kind", "partner")
     search_fields = ("=transaction_id", "=round_id", "player__external_id")
     list_select_related = ("partner", "player__user")
     date_hierarchy = "created_at"
-    fields = ("transaction_id", "kind", "purpose", "partner", "player", "round_link", "call_amount", "status",
-              "reference", "attempts", "last_status_code", "last_error", "latency", "partner_balance_text",
-              "request_sent", "answer_received", "next_attempt_at", "created_at", "answered_at")  # fmt: skip
-    readonly_fields = ("round_link", "call_amount", "latency", "partner_balance_text", "request_sent",
-                       "answer_received")  # fmt: skip
+    fields = (
+        "transaction_id",
+        "kind",
+        "purpose",
+        "partner",
+        "player",
+        "round_link",
+        "call_amount",
+        "status",
+        "reference",
+        "attempts",
+        "last_status_code",
+        "last_error",
+        "latency",
+        "partner_balance_text",
+        "request_sent",
+        "answer_received",
+        "next_attempt_at",
+        "created_at",
+        "answered_at",
+    )
+    readonly_fields = (
+        "round_link",
+        "call_amount",
+        "latency",
+        "partner_balance_text",
+        "request_sent",
+        "answer_received",
+    )
     inlines = [WalletCallAttemptInline]
 
     @admin.display(description="amount", ordering="amount")
@@ -538,8 +615,9 @@ class WalletCallAdmin(ReadOnlyAdmin):
     def round_link(self, obj):
         if not Round.objects.filter(pk=obj.round_id).exists():
             return f"{obj.round_id} (not placed)"
-        return format_html('<a href="{}">{}</a>', reverse("admin:casino_round_change", args=[obj.round_id]),
-                           obj.round_id)  # fmt: skip
+        return format_html(
+            '<a href="{}">{}</a>', reverse("admin:casino_round_change", args=[obj.round_id]), obj.round_id
+        )
 
     @admin.display(description="request (the JSON body POSTed to the wallet, as signed)")
     def request_sent(self, obj):

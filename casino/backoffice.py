@@ -134,17 +134,26 @@ def duration(seconds: float | None) -> str:
 def _play_section(play, *, revenue: bool) -> dict:
     currencies = sorted(set(play.period) | set(play.today))
     totals = [
-        {"currency": c, "today_rounds": count(play.today[c].rounds) if c in play.today else "0",
-         "period_rounds": count(play.period[c].rounds),
-         "today_staked": money_text(play.today[c].staked if c in play.today else 0, c),
-         "today_ggr": money_text(play.today[c].ggr if c in play.today else 0, c),
-         "period_staked": money_text(play.period[c].staked, c), "period_ggr": money_text(play.period[c].ggr, c)}
+        {
+            "currency": c,
+            "today_rounds": count(play.today[c].rounds) if c in play.today else "0",
+            "period_rounds": count(play.period[c].rounds),
+            "today_staked": money_text(play.today[c].staked if c in play.today else 0, c),
+            "today_ggr": money_text(play.today[c].ggr if c in play.today else 0, c),
+            "period_staked": money_text(play.period[c].staked, c),
+            "period_ggr": money_text(play.period[c].ggr, c),
+        }
         for c in currencies
-    ]  # fmt: skip
+    ]
     tables = []
     for t in play.tables:
-        row = {"table": t.table, "currency": t.currency, "rules": t.rules, "today_rounds": count(t.today.rounds),
-               "period_rounds": count(t.totals.rounds)}  # fmt: skip
+        row = {
+            "table": t.table,
+            "currency": t.currency,
+            "rules": t.rules,
+            "today_rounds": count(t.today.rounds),
+            "period_rounds": count(t.totals.rounds),
+        }
         if revenue:
             main = t.main
             row |= {
@@ -154,29 +163,52 @@ def _play_section(play, *, revenue: bool) -> dict:
                 "period_ggr": money_text(t.totals.ggr, t.currency),
                 "observed": percent(main.rtp) if main else "-",
                 "interval": f"{percent(main.low)} to {percent(main.high)}" if main else "",
-                "exact_war": percent(t.exact_war, 3), "exact_surrender": percent(t.exact_surrender, 3),
+                "exact_war": percent(t.exact_war, 3),
+                "exact_surrender": percent(t.exact_surrender, 3),
                 "inside": t.exact_inside,
-                "tie_observed": percent(t.tie.rtp) if t.tie else "no tie bets", "tie_exact": percent(t.exact_tie, 3),
-            }  # fmt: skip
+                "tie_observed": percent(t.tie.rtp) if t.tie else "no tie bets",
+                "tie_exact": percent(t.exact_tie, 3),
+            }
         tables.append(row)
     labels = [day.isoformat() for day in play.days]
     charts = []
     rounds_per_day = [sum(days[day].rounds for days in play.per_day.values() if day in days) for day in play.days]
-    charts.append(mark_safe(bar_chart_svg(labels, rounds_per_day, title=f"Rounds per day, last {DASHBOARD_DAYS} days",
-                                          value_text=lambda v: count(round(v)))))  # fmt: skip
+    charts.append(
+        mark_safe(
+            bar_chart_svg(
+                labels,
+                rounds_per_day,
+                title=f"Rounds per day, last {DASHBOARD_DAYS} days",
+                value_text=lambda v: count(round(v)),
+            )
+        )
+    )
     if revenue:
         for c in currencies:
             days = play.per_day.get(c, {})
             ggr = [days[day].ggr if day in days else 0 for day in play.days]
-            charts.append(mark_safe(bar_chart_svg(labels, ggr, title=f"GGR per day, {c}",
-                                                  value_text=lambda v, c=c: money_text(round(v), c))))  # fmt: skip
-        intervals = [(f"{t.table} ({t.currency})", t.main.low, t.main.rtp, t.main.high, t.exact_war)
-                     for t in play.tables if t.main is not None]  # fmt: skip
+            charts.append(
+                mark_safe(
+                    bar_chart_svg(
+                        labels, ggr, title=f"GGR per day, {c}", value_text=lambda v, c=c: money_text(round(v), c)
+                    )
+                )
+            )
+        intervals = [
+            (f"{t.table} ({t.currency})", t.main.low, t.main.rtp, t.main.high, t.exact_war)
+            for t in play.tables
+            if t.main is not None
+        ]
         if intervals:
-            charts.append(mark_safe(interval_chart_svg(
-                intervals, title=f"Main bet: observed RTP, last {DASHBOARD_DAYS} days, against the exact figure (war)",
-                value_text=lambda v: percent(v)),
-            ))  # fmt: skip
+            charts.append(
+                mark_safe(
+                    interval_chart_svg(
+                        intervals,
+                        title=f"Main bet: observed RTP, last {DASHBOARD_DAYS} days, against the exact figure (war)",
+                        value_text=lambda v: percent(v),
+                    ),
+                )
+            )
     return {"totals": totals, "tables": tables, "charts": charts}
 
 
@@ -186,27 +218,43 @@ def dashboard(request):
     the money's way, each part as far as the staff member's role shows it."""
     now = clock.now()
     user = request.user
-    can = {name: user.has_perm(permission) for name, permission in
-           (("rounds", ROUNDS), ("revenue", REVENUE), ("webhooks", WEBHOOKS), ("verification", VERIFICATION),
-            ("exclusions", EXCLUSIONS), ("wallet_calls", WALLET_CALLS))}  # fmt: skip
+    can = {
+        name: user.has_perm(permission)
+        for name, permission in (
+            ("rounds", ROUNDS),
+            ("revenue", REVENUE),
+            ("webhooks", WEBHOOKS),
+            ("verification", VERIFICATION),
+            ("exclusions", EXCLUSIONS),
+            ("wallet_calls", WALLET_CALLS),
+        )
+    }
     context = {"can": can, "now": now, "days": DASHBOARD_DAYS}
     if can["rounds"]:
         context["play"] = _play_section(dashboard_play(now=now), revenue=can["revenue"])
         ops = dashboard_operations(now=now)
         context["operations"] = {
-            "awaiting": count(ops.awaiting), "overdue": count(ops.awaiting_overdue),
+            "awaiting": count(ops.awaiting),
+            "overdue": count(ops.awaiting_overdue),
             "has_overdue": ops.awaiting_overdue > 0,
-            "backlog": count(ops.backlog), "oldest_unsettled": age(ops.oldest_unsettled, now),
+            "backlog": count(ops.backlog),
+            "oldest_unsettled": age(ops.oldest_unsettled, now),
             "slow": ops.oldest_unsettled is not None and now - ops.oldest_unsettled > timedelta(seconds=30),
-            "backlog_empty": ops.backlog == 0, "settled_recently_n": ops.settled_recently,
-            "settled_recently": count(ops.settled_recently), "lag_average": duration(ops.lag_average_s),
+            "backlog_empty": ops.backlog == 0,
+            "settled_recently_n": ops.settled_recently,
+            "settled_recently": count(ops.settled_recently),
+            "lag_average": duration(ops.lag_average_s),
             "lag_max": duration(ops.lag_max_s),
-        }  # fmt: skip
+        }
     if can["webhooks"]:
         hooks = dashboard_webhooks()
-        context["webhooks"] = {"undelivered": count(hooks.undelivered), "failing": count(hooks.failing),
-                               "has_failing": hooks.failing > 0, "oldest_failing": age(hooks.oldest_failing, now),
-                               "by_partner": [(name, count(n)) for name, n in hooks.failing_by_partner]}  # fmt: skip
+        context["webhooks"] = {
+            "undelivered": count(hooks.undelivered),
+            "failing": count(hooks.failing),
+            "has_failing": hooks.failing > 0,
+            "oldest_failing": age(hooks.oldest_failing, now),
+            "by_partner": [(name, count(n)) for name, n in hooks.failing_by_partner],
+        }
     if can["verification"]:
         context["verification"] = dashboard_verification(now=now)
     if can["exclusions"]:
@@ -248,14 +296,30 @@ def ggr(request):
     charts = []
     for currency in sorted({row["currency"] for row in rows}):
         mine = [row for row in rows if row["currency"] == currency]
-        svg = bar_chart_svg([row[by] for row in mine], [row["ggr"] for row in mine], title=f"GGR by {by}, {currency}",
-                            value_text=lambda v, c=currency: money_text(round(v), c))  # fmt: skip
+        svg = bar_chart_svg(
+            [row[by] for row in mine],
+            [row["ggr"] for row in mine],
+            title=f"GGR by {by}, {currency}",
+            value_text=lambda v, c=currency: money_text(round(v), c),
+        )
         charts.append(mark_safe(svg))
     columns = [by, "currency", "rounds", "staked", "paid out", "GGR"]
-    return render(request, "admin/reports/table.html", _context(
-        request, f"Gross gaming revenue by {by}", rows=_cells(rows), columns=columns,
-        charts=charts, errors=errors, by=by, groups=list(GROUPS), csv_query=request.GET.urlencode(), report="ggr",
-    ))  # fmt: skip
+    return render(
+        request,
+        "admin/reports/table.html",
+        _context(
+            request,
+            f"Gross gaming revenue by {by}",
+            rows=_cells(rows),
+            columns=columns,
+            charts=charts,
+            errors=errors,
+            by=by,
+            groups=list(GROUPS),
+            csv_query=request.GET.urlencode(),
+            report="ggr",
+        ),
+    )
 
 
 @back_office_view(REVENUE)
@@ -265,19 +329,48 @@ def rtp(request):
     if request.GET.get("format") == "csv":
         return _csv("observed-rtp", rows)
     cells = [
-        [row["table"], row["rules"], row["bet"], row["currency"], count(row["rounds"]),
-         money_text(row["staked"], row["currency"]), percent(row["observed_rtp"], 3),
-         f"{percent(row['ci95_low'], 3)} to {percent(row['ci95_high'], 3)}", percent(row["exact_rtp"], 3),
-         percent(row["exact_rtp_if_surrendering"], 3) if row["exact_rtp_if_surrendering"] is not None else "-",
-         "yes" if row["ci95_low"] <= row["exact_rtp"] <= row["ci95_high"] else "NO"]
+        [
+            row["table"],
+            row["rules"],
+            row["bet"],
+            row["currency"],
+            count(row["rounds"]),
+            money_text(row["staked"], row["currency"]),
+            percent(row["observed_rtp"], 3),
+            f"{percent(row['ci95_low'], 3)} to {percent(row['ci95_high'], 3)}",
+            percent(row["exact_rtp"], 3),
+            percent(row["exact_rtp_if_surrendering"], 3) if row["exact_rtp_if_surrendering"] is not None else "-",
+            "yes" if row["ci95_low"] <= row["exact_rtp"] <= row["ci95_high"] else "NO",
+        ]
         for row in rows
-    ]  # fmt: skip
-    columns = ["table", "rules", "bet", "currency", "rounds", "staked", "observed RTP", "95 % interval",
-               "exact RTP (war)", "exact RTP (surrender)", "exact inside the interval"]  # fmt: skip
-    return render(request, "admin/reports/table.html", _context(
-        request, "Observed return to player per table and bet", rows=cells, columns=columns, charts=[],
-        errors=errors, csv_query=request.GET.urlencode(), report="rtp",
-    ))  # fmt: skip
+    ]
+    columns = [
+        "table",
+        "rules",
+        "bet",
+        "currency",
+        "rounds",
+        "staked",
+        "observed RTP",
+        "95 % interval",
+        "exact RTP (war)",
+        "exact RTP (surrender)",
+        "exact inside the interval",
+    ]
+    return render(
+        request,
+        "admin/reports/table.html",
+        _context(
+            request,
+            "Observed return to player per table and bet",
+            rows=cells,
+            columns=columns,
+            charts=[],
+            errors=errors,
+            csv_query=request.GET.urlencode(),
+            report="rtp",
+        ),
+    )
 
 
 # --- Seamless wallets ---------------------------------------------------------------------------
@@ -302,12 +395,30 @@ def wallet_reconciliation(request):
             for kind, totals in kinds.items():
                 figures.append((currency, kind, count(totals["count"]), money_text(totals["total"], currency)))
         pending = [
-            (c["transaction_id"], c["kind"], money_text(c["amount"], c["currency"]), c["player"], c["attempts"],
-             c["created_at"], c["last_error"] or "-", "past its retries" if c["overdue"] else "being retried")
+            (
+                c["transaction_id"],
+                c["kind"],
+                money_text(c["amount"], c["currency"]),
+                c["player"],
+                c["attempts"],
+                c["created_at"],
+                c["last_error"] or "-",
+                "past its retries" if c["overdue"] else "being retried",
+            )
             for c in wallet_calls_pending(partner=partner, day=day)
-        ]  # fmt: skip
-    return render(request, "admin/reconciliation.html", _context(
-        request, "Seamless wallet reconciliation", partners=partners, partner=partner, day=day.isoformat(),
-        figures=figures, pending=pending, errors=errors,
-        overdue_minutes=int(WALLET_CALL_OVERDUE_AFTER.total_seconds() // 60),
-    ))  # fmt: skip
+        ]
+    return render(
+        request,
+        "admin/reconciliation.html",
+        _context(
+            request,
+            "Seamless wallet reconciliation",
+            partners=partners,
+            partner=partner,
+            day=day.isoformat(),
+            figures=figures,
+            pending=pending,
+            errors=errors,
+            overdue_minutes=int(WALLET_CALL_OVERDUE_AFTER.total_seconds() // 60),
+        ),
+    )

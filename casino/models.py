@@ -83,9 +83,13 @@ class TableChange(models.Model):
     to be; `before` keeps the table's as it was proposed: an approval applies only to that."""
 
     table = models.ForeignKey(
-        Table, on_delete=models.PROTECT, null=True, blank=True, related_name="changes",
+        Table,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="changes",
         help_text="The table to change; empty: a new table (made closed).",
-    )  # fmt: skip
+    )
     name = models.CharField(max_length=100)
     currency = models.CharField(max_length=3, default="EUR")
     min_bet = models.PositiveBigIntegerField(help_text="Minor units")
@@ -109,8 +113,7 @@ class TableChange(models.Model):
     status = models.CharField(max_length=10, choices=TableChangeStatus.choices, default=TableChangeStatus.PROPOSED)
     proposed_by = models.ForeignKey("accounts.User", on_delete=models.PROTECT, related_name="+")
     proposed_at = models.DateTimeField(auto_now_add=True)
-    decided_by = models.ForeignKey("accounts.User", on_delete=models.PROTECT, null=True, blank=True,
-                                   related_name="+")  # fmt: skip
+    decided_by = models.ForeignKey("accounts.User", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -406,8 +409,9 @@ class Match(models.Model):
     Steal War. The game itself is replayed by the engine on every read."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    player = models.ForeignKey("accounts.Player", null=True, blank=True, on_delete=models.PROTECT,
-                               related_name="matches")  # fmt: skip
+    player = models.ForeignKey(
+        "accounts.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="matches"
+    )
     preset = models.CharField(max_length=32)
     options = models.JSONField(default=dict, blank=True)
     server_seed = models.CharField(max_length=64)

@@ -59,11 +59,13 @@ TIE_RETURN = _as_float(F("tie_bet") + _net("tie")) / _as_float(NullIf(F("tie_bet
 # The rules that set the odds, as the round was played (the table's own for a round without them).
 ROUND_RULES = {
     "decks": Coalesce(Cast(KT("rules__decks"), IntegerField()), F("table__decks"), output_field=IntegerField()),
-    "tie_pays": Coalesce(Cast(KT("rules__tie_pays"), IntegerField()), F("table__tie_pays"),
-                         output_field=IntegerField()),
-    "tie_after_tie_bonus": Coalesce(Cast(KT("rules__tie_after_tie_bonus"), BooleanField()),
-                                    F("table__tie_after_tie_bonus")),
-}  # fmt: skip
+    "tie_pays": Coalesce(
+        Cast(KT("rules__tie_pays"), IntegerField()), F("table__tie_pays"), output_field=IntegerField()
+    ),
+    "tie_after_tie_bonus": Coalesce(
+        Cast(KT("rules__tie_after_tie_bonus"), BooleanField()), F("table__tie_after_tie_bonus")
+    ),
+}
 SUMS = {
     "rounds": Count("id"),
     "staked": Coalesce(Sum(F("main_bet") + F("tie_bet") + F("raise_bet")), 0),
@@ -210,12 +212,14 @@ def round_hours_sum_up(*, since: datetime | None = None, now: datetime | None = 
     for hours in missing.values():
         # Idempotent: a concurrent run summing the same hours inserts the same rows, which are ignored.
         with transaction.atomic():
-            RoundHour.objects.bulk_create((RoundHour(hour=h, summed_at=clock.now()) for h in hours),
-                                          ignore_conflicts=True)  # fmt: skip
+            RoundHour.objects.bulk_create(
+                (RoundHour(hour=h, summed_at=clock.now()) for h in hours), ignore_conflicts=True
+            )
             rows = _grouped_sums(_known_rounds(min(hours), max(hours) + HOUR), per="hour")
             wanted = set(hours)
-            RoundHourTotal.objects.bulk_create((RoundHourTotal(**row) for row in rows if row["hour"] in wanted),
-                                               ignore_conflicts=True)  # fmt: skip
+            RoundHourTotal.objects.bulk_create(
+                (RoundHourTotal(**row) for row in rows if row["hour"] in wanted), ignore_conflicts=True
+            )
         summed += len(hours)
     return summed
 
@@ -235,9 +239,11 @@ def round_totals(*, start: date | None = None, end: date | None = None, now: dat
     if until is not None:
         summed = summed.filter(hour__lt=until)
     rows = list(
-        summed.annotate(day=TruncDate("hour", tzinfo=UTC)).values(*KEY).annotate(**{f: Sum(f) for f in FIGURES})
+        summed.annotate(day=TruncDate("hour", tzinfo=UTC))
+        .values(*KEY)
+        .annotate(**{f: Sum(f) for f in FIGURES})
         .order_by()
-    )  # fmt: skip
+    )
     live_from = max(last + HOUR, since) if since is not None else last + HOUR
     if until is None or live_from < until:
         rows += _grouped_sums(_known_rounds(live_from, until), per="day")
@@ -325,13 +331,20 @@ def _table_rtps(rows: list[dict], today_rows: list[dict] | None = None) -> list[
         table_id, currency, decks, tie_pays, bonus = key
         exact = _exact(decks, tie_pays, bonus)
         least, most = main_return_bounds(tie_after_tie_bonus=bonus)
-        result.append(TableRtp(
-            table=names.get(table_id, str(table_id)), currency=currency, rules=rules_words(decks, tie_pays, bonus),
-            totals=t, tie=Observed.of_wins(t.tie_rounds, t.tie_return_sum, pays=tie_pays),
-            main=Observed.of(t.rounds, t.main_return_sum, t.main_return_squares, least=least, most=most),
-            exact_war=exact["war"], exact_surrender=exact["surrender"], exact_tie=exact["tie"],
-            today=today.get(key, Totals()),
-        ))  # fmt: skip
+        result.append(
+            TableRtp(
+                table=names.get(table_id, str(table_id)),
+                currency=currency,
+                rules=rules_words(decks, tie_pays, bonus),
+                totals=t,
+                tie=Observed.of_wins(t.tie_rounds, t.tie_return_sum, pays=tie_pays),
+                main=Observed.of(t.rounds, t.main_return_sum, t.main_return_squares, least=least, most=most),
+                exact_war=exact["war"],
+                exact_surrender=exact["surrender"],
+                exact_tie=exact["tie"],
+                today=today.get(key, Totals()),
+            )
+        )
     return sorted(result, key=lambda r: (r.table, r.currency, r.rules))
 
 
@@ -340,16 +353,27 @@ def rtp_report(*, start: date | None = None, end: date | None = None) -> list[di
     (for the main bet: if every tie went to war, and if every tie was surrendered)."""
     rows = []
     for t in _table_rtps(round_totals(start=start, end=end)):
-        for bet, observed, staked, exact in (("main", t.main, t.totals.main_staked, t.exact_war),
-                                             ("tie", t.tie, t.totals.tie_staked, t.exact_tie)):  # fmt: skip
+        for bet, observed, staked, exact in (
+            ("main", t.main, t.totals.main_staked, t.exact_war),
+            ("tie", t.tie, t.totals.tie_staked, t.exact_tie),
+        ):
             if observed is None:
                 continue
-            rows.append({
-                "table": t.table, "rules": t.rules, "bet": bet, "currency": t.currency, "rounds": observed.rounds,
-                "staked": staked, "observed_rtp": round(observed.rtp, 6), "ci95_low": round(observed.low, 6),
-                "ci95_high": round(observed.high, 6), "exact_rtp": round(exact, 6),
-                "exact_rtp_if_surrendering": round(t.exact_surrender, 6) if bet == "main" else None,
-            })  # fmt: skip
+            rows.append(
+                {
+                    "table": t.table,
+                    "rules": t.rules,
+                    "bet": bet,
+                    "currency": t.currency,
+                    "rounds": observed.rounds,
+                    "staked": staked,
+                    "observed_rtp": round(observed.rtp, 6),
+                    "ci95_low": round(observed.low, 6),
+                    "ci95_high": round(observed.high, 6),
+                    "exact_rtp": round(exact, 6),
+                    "exact_rtp_if_surrendering": round(t.exact_surrender, 6) if bet == "main" else None,
+                }
+            )
     return rows
 
 
@@ -384,8 +408,13 @@ def dashboard_play(*, now: datetime | None = None) -> Play:
     for row in today_rows:
         per_currency_today[row["currency"]].add(row)
     days = [first + timedelta(days=i) for i in range(DASHBOARD_DAYS)]
-    return Play(today=dict(per_currency_today), period=dict(per_currency), days=days,
-                per_day={c: dict(d) for c, d in per_day.items()}, tables=_table_rtps(rows, today_rows))  # fmt: skip
+    return Play(
+        today=dict(per_currency_today),
+        period=dict(per_currency),
+        days=days,
+        per_day={c: dict(d) for c, d in per_day.items()},
+        tables=_table_rtps(rows, today_rows),
+    )
 
 
 @dataclass
@@ -412,11 +441,15 @@ def dashboard_operations(*, now: datetime | None = None) -> Operations:
         n=Count("id"), average=Avg(F("settled_at") - F("resolved_at")), longest=Max(F("settled_at") - F("resolved_at"))
     )
     return Operations(
-        awaiting=waiting["n"], awaiting_overdue=waiting["overdue"], oldest_deadline=waiting["oldest"],
-        backlog=backlog["n"], oldest_unsettled=backlog["oldest"], settled_recently=recent["n"],
+        awaiting=waiting["n"],
+        awaiting_overdue=waiting["overdue"],
+        oldest_deadline=waiting["oldest"],
+        backlog=backlog["n"],
+        oldest_unsettled=backlog["oldest"],
+        settled_recently=recent["n"],
         lag_average_s=recent["average"].total_seconds() if recent["average"] is not None else None,
         lag_max_s=recent["longest"].total_seconds() if recent["longest"] is not None else None,
-    )  # fmt: skip
+    )
 
 
 @dataclass
@@ -431,12 +464,21 @@ def dashboard_webhooks() -> Webhooks:
     """Deliveries not made yet, and those already refused or unreachable at least once (the
     partial index of undelivered deliveries)."""
     undelivered = WebhookDelivery.objects.filter(delivered_at__isnull=True)
-    totals = undelivered.aggregate(n=Count("id"), failing=Count("id", filter=Q(attempts__gt=0)),
-                                   oldest=Min("created_at", filter=Q(attempts__gt=0)))  # fmt: skip
-    by_partner = (undelivered.filter(attempts__gt=0).values("partner__name").annotate(n=Count("id"))
-                  .order_by("-n", "partner__name"))  # fmt: skip
-    return Webhooks(undelivered=totals["n"], failing=totals["failing"], oldest_failing=totals["oldest"],
-                    failing_by_partner=[(row["partner__name"], row["n"]) for row in by_partner])  # fmt: skip
+    totals = undelivered.aggregate(
+        n=Count("id"), failing=Count("id", filter=Q(attempts__gt=0)), oldest=Min("created_at", filter=Q(attempts__gt=0))
+    )
+    by_partner = (
+        undelivered.filter(attempts__gt=0)
+        .values("partner__name")
+        .annotate(n=Count("id"))
+        .order_by("-n", "partner__name")
+    )
+    return Webhooks(
+        undelivered=totals["n"],
+        failing=totals["failing"],
+        oldest_failing=totals["oldest"],
+        failing_by_partner=[(row["partner__name"], row["n"]) for row in by_partner],
+    )
 
 
 @dataclass
@@ -457,7 +499,10 @@ def dashboard_exclusions(*, now: datetime | None = None) -> dict[str, int]:
     """Players in a time-out or a self-exclusion now, per kind (a player counted once per kind)."""
     now = now or clock.now()
     counts = dict(
-        Exclusion.objects.filter(starts_at__lte=now, ends_at__gt=now).values("kind")
-        .annotate(players=Count("player", distinct=True)).order_by().values_list("kind", "players")
-    )  # fmt: skip
+        Exclusion.objects.filter(starts_at__lte=now, ends_at__gt=now)
+        .values("kind")
+        .annotate(players=Count("player", distinct=True))
+        .order_by()
+        .values_list("kind", "players")
+    )
     return {kind: counts.get(kind, 0) for kind in ExclusionKind.values}

@@ -60,9 +60,11 @@ def table_rules_unfair_bets(table: Table) -> list[str]:
         odds = casino_war_odds(table.decks, table.tie_pays, bool(table.tie_after_tie_bonus))
     except (TypeError, ValueError):
         return [gettext("every bet")]
-    edges = ((odds.house_edge_war, gettext("main bet (going to war)")),
-             (odds.house_edge_surrender, gettext("main bet (surrendering)")),
-             (odds.house_edge_tie_bet, gettext("tie bet")))  # fmt: skip
+    edges = (
+        (odds.house_edge_war, gettext("main bet (going to war)")),
+        (odds.house_edge_surrender, gettext("main bet (surrendering)")),
+        (odds.house_edge_tie_bet, gettext("tie bet")),
+    )
     return [name for edge, name in edges if edge < 0]
 
 
@@ -97,13 +99,23 @@ def table_house_edge(*, table: Table) -> dict[str, float]:
 
 def table_representation(table: Table) -> TableShape:
     return TableShape(
-        id=str(table.pk), name=table.name, currency=table.currency, min_bet=table.min_bet, max_bet=table.max_bet,
-        bet_step=table.bet_step, max_tie_bet=table.max_tie_bet,
-        rules=TableRulesShape(decks=table.decks, burn=table.burn, tie_pays=table.tie_pays,
-                              tie_after_tie_bonus=table.tie_after_tie_bonus, shuffle=table.shuffle,
-                              decision_timeout_s=table.decision_timeout_s),
+        id=str(table.pk),
+        name=table.name,
+        currency=table.currency,
+        min_bet=table.min_bet,
+        max_bet=table.max_bet,
+        bet_step=table.bet_step,
+        max_tie_bet=table.max_tie_bet,
+        rules=TableRulesShape(
+            decks=table.decks,
+            burn=table.burn,
+            tie_pays=table.tie_pays,
+            tie_after_tie_bonus=table.tie_after_tie_bonus,
+            shuffle=table.shuffle,
+            decision_timeout_s=table.decision_timeout_s,
+        ),
         house_edge=HouseEdgeShape(**table_house_edge(table=table)),
-    )  # fmt: skip
+    )
 
 
 def round_list_for_player(*, player: Player):
@@ -138,9 +150,12 @@ def round_decision_values(round_: Round) -> DecisionValuesShape | None:
     seen = [round_.player_card, round_.dealer_card]
     if round_.rules.get("shuffle") == "persistent":
         earlier = Round.objects.filter(
-            player=round_.player_id, table=round_.table_id, seed_pair=round_.seed_pair_id, shoe_nonce=round_.shoe_nonce,
+            player=round_.player_id,
+            table=round_.table_id,
+            seed_pair=round_.seed_pair_id,
+            shoe_nonce=round_.shoe_nonce,
             shoe_position__lt=round_.shoe_position,
-        ).values_list("player_card", "dealer_card", "war_player_card", "war_dealer_card")  # fmt: skip
+        ).values_list("player_card", "dealer_card", "war_player_card", "war_dealer_card")
         seen += [code for row in earlier for code in row if code]
     for code in seen:
         unseen[card(code).rank] -= 1
@@ -171,21 +186,40 @@ def round_representation(round_: Round) -> RoundShape:
         war = WarCardsShape(player_card=round_.war_player_card, dealer_card=round_.war_dealer_card)
     pair, rules, nets = round_.seed_pair, round_.rules, round_.nets if resolved else None
     return RoundShape(
-        id=str(round_.id), table=str(round_.table_id), status=round_.status, currency=round_.currency,
-        main_bet=round_.main_bet, tie_bet=round_.tie_bet, raise_=round_.raise_bet, player_card=round_.player_card,
-        dealer_card=round_.dealer_card, decision=round_.decision or None, war=war, outcome=round_.outcome or None,
-        net=round_.net if resolved else None, payout=round_.payout if resolved else None,
+        id=str(round_.id),
+        table=str(round_.table_id),
+        status=round_.status,
+        currency=round_.currency,
+        main_bet=round_.main_bet,
+        tie_bet=round_.tie_bet,
+        raise_=round_.raise_bet,
+        player_card=round_.player_card,
+        dealer_card=round_.dealer_card,
+        decision=round_.decision or None,
+        war=war,
+        outcome=round_.outcome or None,
+        net=round_.net if resolved else None,
+        payout=round_.payout if resolved else None,
         nets=NetsShape(main=nets["main"], raise_=nets["raise"], tie=nets["tie"], bonus=nets["bonus"]) if nets else None,
         decision_deadline=round_.decision_deadline if not resolved else None,
-        decision_values=round_decision_values(round_), decision_timed_out=round_.decision_timed_out,
+        decision_values=round_decision_values(round_),
+        decision_timed_out=round_.decision_timed_out,
         rules=round_rules(round_),
         fairness=RoundFairnessShape(
-            server_seed_hash=pair.server_seed_hash, client_seed=pair.client_seed, nonce=round_.nonce,
-            server_seed=pair.server_seed if pair.revealed_at else None, decks=rules["decks"], burn=rules["burn"],
-            shuffle=rules.get("shuffle", "fresh"), shoe_nonce=round_.shoe_nonce, shoe_position=round_.shoe_position,
+            server_seed_hash=pair.server_seed_hash,
+            client_seed=pair.client_seed,
+            nonce=round_.nonce,
+            server_seed=pair.server_seed if pair.revealed_at else None,
+            decks=rules["decks"],
+            burn=rules["burn"],
+            shuffle=rules.get("shuffle", "fresh"),
+            shoe_nonce=round_.shoe_nonce,
+            shoe_position=round_.shoe_position,
         ),
-        created_at=round_.created_at, resolved_at=round_.resolved_at, settled_at=round_.settled_at,
-    )  # fmt: skip
+        created_at=round_.created_at,
+        resolved_at=round_.resolved_at,
+        settled_at=round_.settled_at,
+    )
 
 
 def fairness_representation(*, player: Player, active: SeedPair) -> FairnessShape:
@@ -215,16 +249,18 @@ def round_verification(round_: Round) -> str:
     if rules.get("shuffle") == "persistent":
         cards = [
             c.code
-            for c in shuffle(
-                shoe(rules["decks"]), HmacStream(pair.server_seed, pair.client_seed, round_.shoe_nonce)
-            )
+            for c in shuffle(shoe(rules["decks"]), HmacStream(pair.server_seed, pair.client_seed, round_.shoe_nonce))
         ]
         dealt = cards[round_.shoe_position : round_.shoe_position + 2]
     else:
         check = verify_round(
-            server_seed=pair.server_seed, client_seed=pair.client_seed, nonce=round_.nonce,
-            decks=rules["decks"], burn=rules["burn"], published_hash=pair.server_seed_hash,
-        )  # fmt: skip
+            server_seed=pair.server_seed,
+            client_seed=pair.client_seed,
+            nonce=round_.nonce,
+            decks=rules["decks"],
+            burn=rules["burn"],
+            published_hash=pair.server_seed_hash,
+        )
         if not check.hash_matches:
             return "FAILED: the seed does not match its published hash"
         dealt = [check.cards.player.code, check.cards.dealer.code]
@@ -248,8 +284,14 @@ MATCH_PAGE_BATTLES = 1_000  # battles (with their events) in one answer, unless 
 MATCH_PAGE_MAX = 2_000  # about 1.2 MB of JSON at most (four seats); a page is a replay of the whole match
 
 
-def match_representation(match: Match, replay: MatchReplay, *, offset: int = 0, limit: int = MATCH_PAGE_BATTLES,
-                         page_url: Callable[[int], str]) -> MatchShape:  # fmt: skip
+def match_representation(
+    match: Match,
+    replay: MatchReplay,
+    *,
+    offset: int = 0,
+    limit: int = MATCH_PAGE_BATTLES,
+    page_url: Callable[[int], str],
+) -> MatchShape:
     """The match with its deal, a page of its battles (from `offset`, at most `limit`) and their
     events, and, in Steal War, the pending question. The first page also has the events before
     the first battle; the last one every event after its battles (a paused battle's).
@@ -258,37 +300,54 @@ def match_representation(match: Match, replay: MatchReplay, *, offset: int = 0, 
     question = None
     if isinstance(pending, StealView):
         question = MatchQuestionShape(
-            kind="steal", seat=pending.seat, card=pending.card.code, targets=list(pending.targets),
-            pile_sizes=list(pending.pile_sizes), pile_tops=[None if c is None else c.code for c in pending.pile_tops],
-            battle=pending.battle, in_war=pending.in_war,
-        )  # fmt: skip
+            kind="steal",
+            seat=pending.seat,
+            card=pending.card.code,
+            targets=list(pending.targets),
+            pile_sizes=list(pending.pile_sizes),
+            pile_tops=[None if c is None else c.code for c in pending.pile_tops],
+            battle=pending.battle,
+            in_war=pending.in_war,
+        )
     elif pending is not None:
-        question = MatchQuestionShape(kind="top", seat=pending.seat, cards=[c.code for c in pending.cards],
-                                      battle=pending.battle)  # fmt: skip
+        question = MatchQuestionShape(
+            kind="top", seat=pending.seat, cards=[c.code for c in pending.cards], battle=pending.battle
+        )
     finished = match.status == MatchStatus.FINISHED
     revealed = finished or match.human_seat is None  # a person deciding must not see what comes next
     game = replay.game
     total = len(replay.battles)
     last_page = offset + limit >= total
     events = [
-        MatchEventShape(**e.as_json()) for e in replay.events
+        MatchEventShape(**e.as_json())
+        for e in replay.events
         if (e.battle > offset or offset == 0) and (last_page or e.battle <= offset + limit)
-    ]  # fmt: skip
+    ]
     return MatchShape(
-        id=str(match.id), preset=match.preset, options=match.options, seats=len(replay.deal),
-        human_seat=match.human_seat, status=match.status,
-        fairness=MatchFairnessShape(server_seed_hash=match.server_seed_hash,
-                                    server_seed=match.server_seed if revealed else None,
-                                    client_seed=match.client_seed, nonce=0),
+        id=str(match.id),
+        preset=match.preset,
+        options=match.options,
+        seats=len(replay.deal),
+        human_seat=match.human_seat,
+        status=match.status,
+        fairness=MatchFairnessShape(
+            server_seed_hash=match.server_seed_hash,
+            server_seed=match.server_seed if revealed else None,
+            client_seed=match.client_seed,
+            nonce=0,
+        ),
         deal=[[ALL_CARDS[c].code for c in stock] for stock in replay.deal] if revealed else None,
         deal_counts=[len(stock) for stock in replay.deal],
         result=MatchResultShape(**game.result.as_json()) if game is not None else None,
         battles=[MatchBattleShape(**b.as_json()) for b in replay.battles[offset : offset + limit]],
         events=events,
-        page=MatchPageShape(offset=offset, limit=limit, battles=total,
-                            next=None if last_page else page_url(offset + limit)),
-        pending=question, created_at=rfc3339(match.created_at), finished_at=rfc3339(match.finished_at),
-    )  # fmt: skip
+        page=MatchPageShape(
+            offset=offset, limit=limit, battles=total, next=None if last_page else page_url(offset + limit)
+        ),
+        pending=question,
+        created_at=rfc3339(match.created_at),
+        finished_at=rfc3339(match.finished_at),
+    )
 
 
 def war_presets() -> list[WarPresetShape]:
@@ -375,8 +434,11 @@ def wallet_debits_unanswered(*, partner: Partner, day: date) -> dict:
         .order_by("created_at")
         .values_list("transaction_id", "amount")
     )
-    return {"count": len(debits), "total": sum(amount for _, amount in debits),
-            "transaction_ids": [transaction_id for transaction_id, _ in debits]}  # fmt: skip
+    return {
+        "count": len(debits),
+        "total": sum(amount for _, amount in debits),
+        "transaction_ids": [transaction_id for transaction_id, _ in debits],
+    }
 
 
 def wallet_calls_reconcile(*, partner: Partner, day: date) -> dict:

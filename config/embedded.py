@@ -164,12 +164,32 @@ class EmbeddedRedis:
         if port is None or not _port_free(port):
             port = _free_port()
         subprocess.run(
-            [REDIS_SERVER_BINARY, "--daemonize", "yes", "--bind", "127.0.0.1", "--port", str(port),
-             "--dir", str(self.directory), "--pidfile", str(self.pid_file),
-             "--logfile", str(self.directory / "redis.log"), "--dbfilename", "dump.rdb",
-             "--save", "60", "1", "--appendonly", "no"],
-            check=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+            [
+                REDIS_SERVER_BINARY,
+                "--daemonize",
+                "yes",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--dir",
+                str(self.directory),
+                "--pidfile",
+                str(self.pid_file),
+                "--logfile",
+                str(self.directory / "redis.log"),
+                "--dbfilename",
+                "dump.rdb",
+                "--save",
+                "60",
+                "1",
+                "--appendonly",
+                "no",
+            ],
+            check=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+        )
         self.port_file.write_text(f"{port}\n")
         deadline = time.monotonic() + START_TIMEOUT_S
         while not self._answers(port):
@@ -285,8 +305,14 @@ def database_ensure(url: str) -> bool:
         return False
     name = config["NAME"]
     where = f"{config['HOST'] or 'localhost'}:{config['PORT'] or 5432}"
-    params = {"host": config["HOST"] or None, "port": config["PORT"] or None, "user": config["USER"] or None,
-              "password": config["PASSWORD"] or None, "connect_timeout": 10, "autocommit": True}  # fmt: skip
+    params = {
+        "host": config["HOST"] or None,
+        "port": config["PORT"] or None,
+        "user": config["USER"] or None,
+        "password": config["PASSWORD"] or None,
+        "connect_timeout": 10,
+        "autocommit": True,
+    }
     try:
         maintenance = psycopg.connect(**params, dbname="postgres")
     except psycopg.Error as exc:

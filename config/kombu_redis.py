@@ -64,8 +64,9 @@ def _dropped_on_a_closed_channel(method):
     @functools.wraps(method)
     def guarded(self, delivery_tag, *args, **kwargs):
         if self.closed:
-            logger.warning("broker connection was lost: %s of %s dropped (it will run again)", method.__name__,
-                           delivery_tag)  # fmt: skip
+            logger.warning(
+                "broker connection was lost: %s of %s dropped (it will run again)", method.__name__, delivery_tag
+            )
             return None
         return method(self, delivery_tag, *args, **kwargs)
 

@@ -84,10 +84,15 @@ class Child:
         if self.log is not None and self._output is None:
             self._output = open(self.log, "a", buffering=1)  # noqa: SIM115 (closed in stop)
         self.process = subprocess.Popen(
-            self.command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=self._output,
-            stderr=subprocess.STDOUT if self._output else None, start_new_session=True,
+            self.command,
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=self._output,
+            stderr=subprocess.STDOUT if self._output else None,
+            start_new_session=True,
             preexec_fn=_exit_with_parent(os.getpid()),
-        )  # fmt: skip
+        )
         self.started_at = time.monotonic()
         self.restart_at = None
 
@@ -236,16 +241,31 @@ def main() -> int:
             celery = [python, "-m", "celery", "-A", "config"]
             supervisor = Supervisor(
                 [
-                    Child("Celery worker", [*celery, "worker", "--loglevel", "INFO", "--concurrency", "2",
-                                            "--without-gossip", "--without-mingle"],  # docs/RELIABILITY.md
-                          log=var / "worker.log"),
-                    Child("Celery beat", [*celery, "beat", "--loglevel", "INFO",
-                                          "--schedule", str(var / "celerybeat-schedule")], log=var / "beat.log"),
-                    Child("web server", [python, "manage.py", "runserver", f"{host}:{port}", "--noreload"],
-                          restart=False),
+                    Child(
+                        "Celery worker",
+                        [
+                            *celery,
+                            "worker",
+                            "--loglevel",
+                            "INFO",
+                            "--concurrency",
+                            "2",
+                            "--without-gossip",
+                            "--without-mingle",
+                        ],  # docs/RELIABILITY.md
+                        log=var / "worker.log",
+                    ),
+                    Child(
+                        "Celery beat",
+                        [*celery, "beat", "--loglevel", "INFO", "--schedule", str(var / "celerybeat-schedule")],
+                        log=var / "beat.log",
+                    ),
+                    Child(
+                        "web server", [python, "manage.py", "runserver", f"{host}:{port}", "--noreload"], restart=False
+                    ),
                 ],
                 env,
-            )  # fmt: skip
+            )
             try:
                 supervisor.start()
                 base = f"http://{host}:{port}"

@@ -132,8 +132,10 @@ if DATABASES["default"]["ENGINE"] == "core.postgresql":  # (bin/test's deploy ch
     if env_bool("DATABASE_POOL", default=False):
         DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections
         DATABASES["default"]["OPTIONS"]["pool"] = {
-            "min_size": 1, "max_size": int(os.environ.get("DATABASE_POOL_SIZE", "4")), "timeout": 10,
-        }  # fmt: skip
+            "min_size": 1,
+            "max_size": int(os.environ.get("DATABASE_POOL_SIZE", "4")),
+            "timeout": 10,
+        }
 # --- end Database (embed) ---
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

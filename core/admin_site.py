@@ -34,6 +34,8 @@ def sign_in_refused(failures: int) -> str:
     """The one answer to every failed sign-in: after the n-th failure, wait 2**(n-1) seconds (django-otp
     refuses a code for as long after a wrong one)."""
     return f"{SIGN_IN_REFUSED} {SIGN_IN_WAIT % {'seconds': 2 ** max(0, failures - 1)}}"
+
+
 SIGN_IN_THROTTLED = gettext_lazy("Too many failed attempts. Wait a few minutes and try again.")
 
 
@@ -43,18 +45,33 @@ class StaffSignInForm(OTPAdminAuthenticationForm):
     otp_device = None
     otp_challenge = None
     otp_token = forms.CharField(
-        required=False, label="Six-digit code",
+        required=False,
+        label="Six-digit code",
         help_text="From the authenticator app set up with bin/manage staff_totp.",
-        widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric", "pattern": "[0-9]{6}",
-                                      "maxlength": 6, "required": True, "aria-describedby": "otp-token-help"}),
-    )  # fmt: skip
+        widget=forms.TextInput(
+            attrs={
+                "autocomplete": "one-time-code",
+                "inputmode": "numeric",
+                "pattern": "[0-9]{6}",
+                "maxlength": 6,
+                "required": True,
+                "aria-describedby": "otp-token-help",
+            }
+        ),
+    )
 
     def _address(self) -> str:
         return client_address(self.request)
 
     def _audit(self, action: str, username: str, user=None) -> None:
-        audit_record(actor_type="anonymous", actor_id=username or "-", action=action, obj_type="user",
-                     obj_id=user.pk if user is not None else username or "-", ip=self._address())  # fmt: skip
+        audit_record(
+            actor_type="anonymous",
+            actor_id=username or "-",
+            action=action,
+            obj_type="user",
+            obj_id=user.pk if user is not None else username or "-",
+            ip=self._address(),
+        )
 
     def clean(self):
         username = str(self.cleaned_data.get("username") or "")
@@ -128,12 +145,16 @@ class CasinoAdminSite(OTPAdminSite):
 
     def get_urls(self):
         return [
-            path("password-set/<uidb64>/<token>/", StaffPasswordSetView.as_view(admin_site=self),
-                 name="staff_password_set"),
-            path("password-set/done/", StaffPasswordSetDoneView.as_view(admin_site=self),
-                 name="staff_password_set_done"),
+            path(
+                "password-set/<uidb64>/<token>/",
+                StaffPasswordSetView.as_view(admin_site=self),
+                name="staff_password_set",
+            ),
+            path(
+                "password-set/done/", StaffPasswordSetDoneView.as_view(admin_site=self), name="staff_password_set_done"
+            ),
             *super().get_urls(),
-        ]  # fmt: skip
+        ]
 
     def login(self, request, extra_context=None):
         response = super().login(request, extra_context)

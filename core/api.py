@@ -180,8 +180,9 @@ def query_whole_number(request, name: str, *, low: int, high: int, default: int)
     if raw is None:
         return default
     if not re.fullmatch(r"[0-9]{1,10}", raw) or not low <= int(raw) <= high:
-        raise InvalidInput(gettext("%(name)s is a whole number from %(low)s to %(high)s")
-                           % {"name": name, "low": low, "high": high})  # fmt: skip
+        raise InvalidInput(
+            gettext("%(name)s is a whole number from %(low)s to %(high)s") % {"name": name, "low": low, "high": high}
+        )
     return int(raw)
 
 
@@ -194,8 +195,9 @@ class Pages(LimitOffsetPagination):
     max_offset = 1_000_000_000
 
     def get_limit(self, request):
-        return query_whole_number(request, self.limit_query_param, low=1, high=self.max_limit,
-                                  default=self.default_limit)  # fmt: skip
+        return query_whole_number(
+            request, self.limit_query_param, low=1, high=self.max_limit, default=self.default_limit
+        )
 
     def get_offset(self, request):
         return query_whole_number(request, self.offset_query_param, low=0, high=self.max_offset, default=0)
@@ -203,14 +205,18 @@ class Pages(LimitOffsetPagination):
 
 PAGE_PARAMETERS = [
     OpenApiParameter(
-        "limit", {"type": "integer", "minimum": 1, "maximum": Pages.max_limit}, OpenApiParameter.QUERY,
+        "limit",
+        {"type": "integer", "minimum": 1, "maximum": Pages.max_limit},
+        OpenApiParameter.QUERY,
         description=f"Items per page (default {Pages.default_limit}).",
     ),
     OpenApiParameter(
-        "offset", {"type": "integer", "minimum": 0, "maximum": Pages.max_offset}, OpenApiParameter.QUERY,
+        "offset",
+        {"type": "integer", "minimum": 0, "maximum": Pages.max_offset},
+        OpenApiParameter.QUERY,
         description="How many items to skip.",
     ),
-]  # fmt: skip
+]
 
 
 def paginated(request, view, queryset, represent: Callable[[object], object], *, item: type):
@@ -218,8 +224,12 @@ def paginated(request, view, queryset, represent: Callable[[object], object], *,
     `page_of(item)` declares it."""
     pages = Pages()
     items = pages.paginate_queryset(queryset, request, view=view)
-    return page_of(item)(count=pages.count, next=pages.get_next_link(), previous=pages.get_previous_link(),
-                         results=[represent(one) for one in items])  # fmt: skip
+    return page_of(item)(
+        count=pages.count,
+        next=pages.get_next_link(),
+        previous=pages.get_previous_link(),
+        results=[represent(one) for one in items],
+    )
 
 
 # --- Answers ---------------------------------------------------------------------------------------------

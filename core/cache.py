@@ -105,8 +105,10 @@ class CircuitBreaker:
         if opening:
             logger.warning(
                 "%s: unreachable (%s); serving from the per-process fallback, probing every %.0f s",
-                self.name, self.last_error, self.open_s,
-            )  # fmt: skip
+                self.name,
+                self.last_error,
+                self.open_s,
+            )
 
     def count_fallback(self) -> None:
         self.fallbacks += 1  # a lost increment between threads is harmless for a gauge of trouble
@@ -162,8 +164,9 @@ def _decoded(values: list) -> list[str | None]:
     return [None if value is None else value.decode() for value in values]
 
 
-def _gcra_in_memory(cache: LocMemCache, lock: threading.Lock, key: str, now: float, interval: float,
-                    burst: float) -> float:  # fmt: skip
+def _gcra_in_memory(
+    cache: LocMemCache, lock: threading.Lock, key: str, now: float, interval: float, burst: float
+) -> float:
     with lock:
         tat = max(cache.get(key) or 0.0, now)
         if tat + interval - now > burst:
@@ -350,13 +353,15 @@ class PooledRedisCache(RedisCache):
         answers = self._guarded_call(*made, ("MGET", *names))
         return None if answers is None else _decoded(answers[-1])
 
-    def versions_and_add_shared(self, keys: list[str], key: str, value, timeout: float
-                                ) -> tuple[list[str | None] | None, bool | None]:  # fmt: skip
+    def versions_and_add_shared(
+        self, keys: list[str], key: str, value, timeout: float
+    ) -> tuple[list[str | None] | None, bool | None]:
         """`versions(keys)` and `add_shared(key, value, timeout)` in one round trip (a partner's
         request: what authentication remembers of it, and its nonce). (None, None) when Redis
         cannot be reached."""
-        answers = self._guarded_call(("MGET", *(self.make_key(name) for name in keys)),
-                                     self._add_command(key, value, timeout))  # fmt: skip
+        answers = self._guarded_call(
+            ("MGET", *(self.make_key(name) for name in keys)), self._add_command(key, value, timeout)
+        )
         return (None, None) if answers is None else (_decoded(answers[0]), bool(answers[1]))
 
     def versions_bump(self, keys: list[str]) -> bool:

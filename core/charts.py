@@ -22,14 +22,23 @@ def _svg_open(width: int, height: int, title: str) -> str:
     )
 
 
-def bar_chart_svg(labels: Sequence[str], values: Sequence[float], *, title: str, width: int = 720, height: int = 260,
-                  value_text: Callable[[float], str] = _plain) -> str:  # fmt: skip
+def bar_chart_svg(
+    labels: Sequence[str],
+    values: Sequence[float],
+    *,
+    title: str,
+    width: int = 720,
+    height: int = 260,
+    value_text: Callable[[float], str] = _plain,
+) -> str:
     """Bars up (green) and down (red) from zero, labelled underneath when there are at most 31."""
     left, right, top, bottom = 84, 12, 30, 48
     plot_w, plot_h = width - left - right, height - top - bottom
     if not values:
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {width} 40" width="{width}" '
-                f'height="40"><text x="4" y="20" fill="currentColor">{escape(title)}: no data</text></svg>')  # fmt: skip
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {width} 40" width="{width}" '
+            f'height="40"><text x="4" y="20" fill="currentColor">{escape(title)}: no data</text></svg>'
+        )
     high, low = max(0.0, max(values)), min(0.0, min(values))
     span = (high - low) or 1.0
     zero_y = top + plot_h * high / span
@@ -60,16 +69,23 @@ def bar_chart_svg(labels: Sequence[str], values: Sequence[float], *, title: str,
     return "".join(parts)
 
 
-def interval_chart_svg(rows: Sequence[tuple[str, float, float, float, float]], *, title: str, width: int = 720,
-                       value_text: Callable[[float], str] = _plain) -> str:  # fmt: skip
+def interval_chart_svg(
+    rows: Sequence[tuple[str, float, float, float, float]],
+    *,
+    title: str,
+    width: int = 720,
+    value_text: Callable[[float], str] = _plain,
+) -> str:
     """One line per row (label, low, observed, high, reference): the interval as a bar, the observed
     value as a dot, the reference (an exact figure) as a tick. Rows whose interval holds the
     reference are green, the others red."""
     left, right, top, row_h = 230, 20, 34, 30
     height = top + row_h * max(1, len(rows)) + 26
     if not rows:
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {width} 40" width="{width}" '
-                f'height="40"><text x="4" y="20" fill="currentColor">{escape(title)}: no data</text></svg>')  # fmt: skip
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {width} 40" width="{width}" '
+            f'height="40"><text x="4" y="20" fill="currentColor">{escape(title)}: no data</text></svg>'
+        )
     low = min(min(r[1], r[4]) for r in rows)
     high = max(max(r[3], r[4]) for r in rows)
     pad = (high - low) * 0.08 or 0.01
@@ -83,12 +99,14 @@ def interval_chart_svg(rows: Sequence[tuple[str, float, float, float, float]], *
     for i, (label, lo, mid, hi, reference) in enumerate(rows):
         y = top + i * row_h + row_h / 2
         colour = "#0f7b4a" if lo <= reference <= hi else "#c0132f"
-        tip = (f"{label}: observed {value_text(mid)} (95 % interval {value_text(lo)} to {value_text(hi)}), "
-               f"exact {value_text(reference)}")  # fmt: skip
+        tip = (
+            f"{label}: observed {value_text(mid)} (95 % interval {value_text(lo)} to {value_text(hi)}), "
+            f"exact {value_text(reference)}"
+        )
         parts += [
             f'<text x="{left - 8}" y="{y + 4:.1f}" font-size="11" text-anchor="end" fill="currentColor">'
             f"{escape(label)}</text>",
-            f'<g><title>{escape(tip)}</title>'
+            f"<g><title>{escape(tip)}</title>"
             f'<line x1="{x_of(lo):.1f}" y1="{y:.1f}" x2="{x_of(hi):.1f}" y2="{y:.1f}" stroke="{colour}" '
             f'stroke-width="6" stroke-linecap="round" opacity="0.45"/>'
             f'<circle cx="{x_of(mid):.1f}" cy="{y:.1f}" r="5" fill="{colour}"/>'

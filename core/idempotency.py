@@ -124,21 +124,31 @@ def _claim(scope: str, key: str, request_hash: str, nonce: SignedNonce | None) -
     """Inside the request's transaction: the stored first answer to replay, or None once this
     request holds the key (`idempotency_in_flight` while another request holds it); the signed
     request's nonce recorded with the claim (`signature_invalid` if it was used already)."""
-    claim = sql.idempotency_claim(lock_id=idempotency_lock_id(scope, key), scope=scope, key=key,
-                                  nonce=nonce.pending if nonce is not None else None)  # fmt: skip
+    claim = sql.idempotency_claim(
+        lock_id=idempotency_lock_id(scope, key),
+        scope=scope,
+        key=key,
+        nonce=nonce.pending if nonce is not None else None,
+    )
     if claim.nonce_taken:
         raise nonce_used_error()
     return _claim_answer(claim.free, claim.stored, request_hash, scope=scope, key=key)
 
 
-def _claim_answer(free: bool, stored: tuple[str, StoredAnswer] | None, request_hash: str, *, scope: str,
-                  key: str) -> Response | None:  # fmt: skip
+def _claim_answer(
+    free: bool, stored: tuple[str, StoredAnswer] | None, request_hash: str, *, scope: str, key: str
+) -> Response | None:
     if stored is not None:
         stored_hash, answer = stored
         if stored_hash != request_hash:
             raise IdempotencyConflict()
-        logger.info("replaying the first answer (%s, request %s) to Idempotency-Key %r of %s", answer.status,
-                    answer.headers.get(REQUEST_ID_HEADER, "unknown"), key, scope)  # fmt: skip
+        logger.info(
+            "replaying the first answer (%s, request %s) to Idempotency-Key %r of %s",
+            answer.status,
+            answer.headers.get(REQUEST_ID_HEADER, "unknown"),
+            key,
+            scope,
+        )
         return StoredResponse(answer, replayed=True)
     if not free:
         raise IdempotencyInFlight()
@@ -159,8 +169,15 @@ class RequestKey:
     (`idempotent_folded`): the claim in its first statement (`claim_params`, then `claimed` with
     the claim's columns), the stored response in its last (`store_params(what it made)`)."""
 
-    def __init__(self, *, scope: str, key: str, request_hash: str, respond: Callable[[object], Answer],
-                 nonce: SignedNonce | None = None):  # fmt: skip
+    def __init__(
+        self,
+        *,
+        scope: str,
+        key: str,
+        request_hash: str,
+        respond: Callable[[object], Answer],
+        nonce: SignedNonce | None = None,
+    ):
         self.scope, self.key, self.request_hash, self._respond = scope, key, request_hash, respond
         self.nonce = nonce  # a signed request's, recorded with the claim (core/nonces.py)
         self.is_claimed = False
@@ -169,13 +186,23 @@ class RequestKey:
 
     def claim_params(self) -> list:
         """The parameters of `core.sql.IDEMPOTENCY_CLAIM_FROM`."""
-        return sql.idempotency_claim_params(lock_id=idempotency_lock_id(self.scope, self.key), scope=self.scope,
-                                            key=self.key, nonce=self.nonce.pending if self.nonce else None)  # fmt: skip
+        return sql.idempotency_claim_params(
+            lock_id=idempotency_lock_id(self.scope, self.key),
+            scope=self.scope,
+            key=self.key,
+            nonce=self.nonce.pending if self.nonce else None,
+        )
 
     def claim(self) -> None:
         """The claim in a statement of its own (work that cannot carry it), answered as `claimed`."""
-        self._answer(sql.idempotency_claim(lock_id=idempotency_lock_id(self.scope, self.key), scope=self.scope,
-                                           key=self.key, nonce=self.nonce.pending if self.nonce else None))  # fmt: skip
+        self._answer(
+            sql.idempotency_claim(
+                lock_id=idempotency_lock_id(self.scope, self.key),
+                scope=self.scope,
+                key=self.key,
+                nonce=self.nonce.pending if self.nonce else None,
+            )
+        )
 
     def claimed(self, row) -> None:
         """The claim's columns (`core.sql.IDEMPOTENCY_CLAIM_COLUMNS`): returns if this request now
@@ -196,8 +223,9 @@ class RequestKey:
     def store_params(self, made) -> list:
         """The parameters of `core.sql.IDEMPOTENCY_STORE_CALL`, storing the response to `made`."""
         self._render(made)
-        return sql.idempotency_store_params(scope=self.scope, key=self.key, request_hash=self.request_hash,
-                                            answer=self.response)  # fmt: skip
+        return sql.idempotency_store_params(
+            scope=self.scope, key=self.key, request_hash=self.request_hash, answer=self.response
+        )
 
     def _render(self, made) -> None:
         """The response to `made`: its declared answer rendered once, the bytes stored and sent."""
@@ -213,8 +241,9 @@ class RequestKey:
     def store(self, made) -> None:
         """The response to `made` stored in a statement of its own, answered as `stored`."""
         self._render(made)
-        self.stored(sql.idempotency_store(scope=self.scope, key=self.key, request_hash=self.request_hash,
-                                          answer=self.response))  # fmt: skip
+        self.stored(
+            sql.idempotency_store(scope=self.scope, key=self.key, request_hash=self.request_hash, answer=self.response)
+        )
 
 
 class _Refused(Exception):
@@ -231,8 +260,9 @@ def _request_hash(request) -> str:
     ).hexdigest()
 
 
-def idempotent(request, *, scope: str, work: Callable[[], Answer],
-               on_refusal: Callable[[ServiceError], None] | None = None) -> Response:  # fmt: skip
+def idempotent(
+    request, *, scope: str, work: Callable[[], Answer], on_refusal: Callable[[ServiceError], None] | None = None
+) -> Response:
     """Run `work` once per (scope, Idempotency-Key); replay its response to retries. `on_refusal`
     runs in the transaction that stores a refusal of the work (what must stand although the work
     was undone). The key's claim and stored response are statements of their own around the work."""
@@ -241,13 +271,19 @@ def idempotent(request, *, scope: str, work: Callable[[], Answer],
         request_key.claim()
         request_key.store(work())
 
-    return idempotent_folded(request, scope=scope, work=claimed_work_stored, respond=lambda made: made,
-                             on_refusal=on_refusal)  # fmt: skip
+    return idempotent_folded(
+        request, scope=scope, work=claimed_work_stored, respond=lambda made: made, on_refusal=on_refusal
+    )
 
 
-def idempotent_folded(request, *, scope: str, work: Callable[[RequestKey], object],
-                      respond: Callable[[object], Answer],
-                      on_refusal: Callable[[ServiceError], None] | None = None) -> Response:  # fmt: skip
+def idempotent_folded(
+    request,
+    *,
+    scope: str,
+    work: Callable[[RequestKey], object],
+    respond: Callable[[object], Answer],
+    on_refusal: Callable[[ServiceError], None] | None = None,
+) -> Response:
     """`idempotent` for work on every round's path that carries the key's claim and stored response
     in its own first and last statements (`RequestKey`): two round trips fewer. `work(request_key)`
     returns what it made, `respond(made)` is its response (status, body), computed before the last
@@ -278,8 +314,14 @@ def idempotent_folded(request, *, scope: str, work: Callable[[RequestKey], objec
                 raise answered.error from None
             return answered.response
         except _Refused as refused:
-            return _store_refusal(scope=scope, key=key, request_hash=request_key.request_hash, error=refused.error,
-                                  on_refusal=on_refusal, nonce=nonce)  # fmt: skip
+            return _store_refusal(
+                scope=scope,
+                key=key,
+                request_hash=request_key.request_hash,
+                error=refused.error,
+                on_refusal=on_refusal,
+                nonce=nonce,
+            )
         _committed(nonce)
         return StoredResponse(request_key.response, data=request_key.body)
 
@@ -308,9 +350,14 @@ def _nonce_recorded(nonce: SignedNonce | None) -> Iterator[None]:
         nonce_claim(nonce)
 
 
-def idempotent_around_call(request, *, scope: str, call: Callable[[str, str], T],
-                           work: Callable[[T], Answer],
-                           on_refusal: Callable[[T, ServiceError], None]) -> Response:  # fmt: skip
+def idempotent_around_call(
+    request,
+    *,
+    scope: str,
+    call: Callable[[str, str], T],
+    work: Callable[[T], Answer],
+    on_refusal: Callable[[T, ServiceError], None],
+) -> Response:
     """`idempotent` for work that needs an answer from outside first (a seamless partner's wallet):
     `call(key, request_hash)` runs with no transaction open, after the stored first response was
     looked for; then `work(what it returned)` runs as `idempotent` runs it. A refusal by `call` is
@@ -340,18 +387,26 @@ def idempotent_around_call(request, *, scope: str, call: Callable[[str, str], T]
             raise
         except ServiceError as exc:
             return _store_refusal(scope=scope, key=key, request_hash=request_hash, error=exc)
-        return idempotent(request, scope=scope, work=lambda: work(outcome),
-                          on_refusal=lambda error: on_refusal(outcome, error))  # fmt: skip
+        return idempotent(
+            request, scope=scope, work=lambda: work(outcome), on_refusal=lambda error: on_refusal(outcome, error)
+        )
 
 
-def _store_refusal(*, scope: str, key: str, request_hash: str, error: ServiceError,
-                   on_refusal: Callable[[ServiceError], None] | None = None,
-                   nonce: SignedNonce | None = None) -> Response:  # fmt: skip
+def _store_refusal(
+    *,
+    scope: str,
+    key: str,
+    request_hash: str,
+    error: ServiceError,
+    on_refusal: Callable[[ServiceError], None] | None = None,
+    nonce: SignedNonce | None = None,
+) -> Response:
     """A refusal is the first response too, so retries get it: stored under the key's lock, unless a
     request with the same key got there in between (its response is the first one, then)."""
     problem = problem_exception_handler(error, {})
-    answer = stored_answer(status=problem.status_code, body=problem.data, content_type=PROBLEM_CONTENT_TYPE,
-                           headers=problem)  # fmt: skip
+    answer = stored_answer(
+        status=problem.status_code, body=problem.data, content_type=PROBLEM_CONTENT_TYPE, headers=problem
+    )
     with transaction.atomic():
         replay = _claim(scope, key, request_hash, nonce)
         if replay is None:

@@ -50,8 +50,14 @@ class StaffSessionTimeoutMiddleware:
             now = time.time()
             idle = now - request.session.get(LAST_SEEN, now)
             if idle > settings.STAFF_SESSION_IDLE_MINUTES * 60:
-                audit_record(actor_type="system", actor_id="session", action="staff.session_timed_out",
-                             obj_type="user", obj_id=user.pk, idle_s=int(idle))  # fmt: skip
+                audit_record(
+                    actor_type="system",
+                    actor_id="session",
+                    action="staff.session_timed_out",
+                    obj_type="user",
+                    obj_id=user.pk,
+                    idle_s=int(idle),
+                )
                 logout(request)
                 messages.info(request, "Your back-office session ended after a period without activity.")
                 return redirect(f"{settings.STAFF_LOGIN_URL}?next={request.path}")
@@ -87,8 +93,9 @@ class ProductErrorPagesMiddleware:
             return None  # DEBUG off: Django's handlers answer; so they do for 4xx (a 404 is replaced above)
         signals.got_request_exception.send(sender=None, request=request)
         response = server_error(request)
-        log_response("%s: %s", response.reason_phrase, request.path, response=response, request=request,
-                     exception=exception)  # fmt: skip
+        log_response(
+            "%s: %s", response.reason_phrase, request.path, response=response, request=request, exception=exception
+        )
         return response
 
 
@@ -113,12 +120,16 @@ class ContentSecurityPolicyMiddleware(CSPMiddleware):
     _built: dict[str, tuple[str, str]] = {}
 
     def process_response(self, request, response):
-        if any(getattr(response, name, None) is not None for name in _PER_RESPONSE) or getattr(
-            request, "_csp_nonce", None
-        ) is not None or (response.status_code in (500, 404) and settings.DEBUG):  # fmt: skip
+        if (
+            any(getattr(response, name, None) is not None for name in _PER_RESPONSE)
+            or getattr(request, "_csp_nonce", None) is not None
+            or (response.status_code in (500, 404) and settings.DEBUG)
+        ):
             return super().process_response(request, response)
-        policies = (getattr(settings, "CONTENT_SECURITY_POLICY", None), getattr(settings,
-                    "CONTENT_SECURITY_POLICY_REPORT_ONLY", None))  # fmt: skip
+        policies = (
+            getattr(settings, "CONTENT_SECURITY_POLICY", None),
+            getattr(settings, "CONTENT_SECURITY_POLICY_REPORT_ONLY", None),
+        )
         if any(policy and policy.get("EXCLUDE_URL_PREFIXES") for policy in policies):
             return super().process_response(request, response)
         key = repr(policies)  # a test may change the settings
@@ -157,8 +168,9 @@ class NonceMiddleware:
         except SignatureInvalid as refused:
             if response.status_code >= 400:
                 return service_error_response(refused)
-            logger.error("request with nonce %s answered %s without recording it first", found.key,
-                         response.status_code)  # fmt: skip
+            logger.error(
+                "request with nonce %s answered %s without recording it first", found.key, response.status_code
+            )
         except DatabaseError as exc:
             logger.warning("nonce %s not recorded after a refused request: %s", found.key, exc.__class__.__name__)
         return response

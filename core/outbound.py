@@ -150,20 +150,27 @@ def outbound_url_validate(url: str) -> None:
         _resolve(url)
     except OutboundRefused as exc:
         raise ValidationError(
-            gettext_lazy("This URL is not accepted: %(reason)s."), code="outbound_refused",
+            gettext_lazy("This URL is not accepted: %(reason)s."),
+            code="outbound_refused",
             params={"reason": exc.reason},
-        ) from None  # fmt: skip
+        ) from None
     except _Unresolved as exc:
         raise ValidationError(
-            gettext_lazy("This URL's host does not resolve: %(reason)s."), code="outbound_unresolved",
+            gettext_lazy("This URL's host does not resolve: %(reason)s."),
+            code="outbound_unresolved",
             params={"reason": str(exc)},
-        ) from None  # fmt: skip
+        ) from None
 
 
 def outbound_post(
-    *, url: str, secret: str, nonce: str, body: bytes,
-    connect_timeout: float = CONNECT_TIMEOUT_S, read_timeout: float = READ_TIMEOUT_S,
-) -> OutboundAnswer:  # fmt: skip
+    *,
+    url: str,
+    secret: str,
+    nonce: str,
+    body: bytes,
+    connect_timeout: float = CONNECT_TIMEOUT_S,
+    read_timeout: float = READ_TIMEOUT_S,
+) -> OutboundAnswer:
     """POST `body` (JSON) to a partner's `url`, signed with `secret` and `nonce`. Never raises for
     what the network or the partner does: the answer says what happened."""
     started = time.perf_counter()
@@ -197,10 +204,16 @@ def outbound_post(
     try:
         pool = _pools.connection_from_host(target.address, target.port, parts.scheme, pool_kwargs=pool_kwargs)
         response = pool.urlopen(
-            "POST", request_target, body=body, headers=headers, retries=False, redirect=False,
-            assert_same_host=False, preload_content=False,
+            "POST",
+            request_target,
+            body=body,
+            headers=headers,
+            retries=False,
+            redirect=False,
+            assert_same_host=False,
+            preload_content=False,
             timeout=urllib3.Timeout(connect=connect_timeout, read=read_timeout),
-        )  # fmt: skip
+        )
         content = response.read(MAX_ANSWER_BYTES + 1, decode_content=False)
     except (urllib3.exceptions.HTTPError, OSError) as exc:
         if response is not None:

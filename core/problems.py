@@ -92,36 +92,48 @@ def _unavailable_body(exc: BaseException | None = None) -> dict:
     because of another one, after the service had run it again a few times (core/transactions.py)."""
     if exc is not None and transaction_conflict(exc) is not None:
         return _problem(
-            status_code=503, code="service_unavailable", title=gettext("The service is briefly busy."),
+            status_code=503,
+            code="service_unavailable",
+            title=gettext("The service is briefly busy."),
             detail=gettext(
                 "The database undid this request %(attempts)s times because another one was changing the same "
                 "money at the same moment. Nothing was changed; retry with the same Idempotency-Key."
-            ) % {"attempts": CONFLICT_ATTEMPTS},
-        )  # fmt: skip
+            )
+            % {"attempts": CONFLICT_ATTEMPTS},
+        )
     return _problem(
-        status_code=503, code="service_unavailable", title=gettext("The service is briefly unavailable."),
+        status_code=503,
+        code="service_unavailable",
+        title=gettext("The service is briefly unavailable."),
         detail=gettext("The database did not answer. Nothing was changed; retry with the same Idempotency-Key."),
-    )  # fmt: skip
+    )
 
 
 def _server_error_body() -> dict:
     return _problem(
-        status_code=500, code="server_error", title=gettext("The server failed to answer this request."),
+        status_code=500,
+        code="server_error",
+        title=gettext("The server failed to answer this request."),
         detail=gettext("Quote the request id when you report this."),
-    )  # fmt: skip
+    )
 
 
 def problem_exception_handler(exc, context):
     if isinstance(exc, ServiceError):
-        response = problem_response(status_code=exc.status, code=exc.code, title=exc.title, detail=exc.detail,
-                                    **exc.extra)  # fmt: skip
+        response = problem_response(
+            status_code=exc.status, code=exc.code, title=exc.title, detail=exc.detail, **exc.extra
+        )
         if exc.retry_after_s is not None:
             response["Retry-After"] = str(exc.retry_after_s)
         return response
     if isinstance(exc, DATABASE_UNAVAILABLE):
         set_rollback()
-        logger.error("database unavailable: %s (%s)", exc.__class__.__name__,
-                     transaction_conflict(exc) or "no answer", exc_info=exc)  # fmt: skip
+        logger.error(
+            "database unavailable: %s (%s)",
+            exc.__class__.__name__,
+            transaction_conflict(exc) or "no answer",
+            exc_info=exc,
+        )
         response = Response(_unavailable_body(exc), status=503, content_type=PROBLEM_CONTENT_TYPE)
         response["Retry-After"] = RETRY_AFTER_S
         return response
@@ -154,8 +166,12 @@ def not_found(request, exception=None):
     """Django's handler404 (and, with DEBUG on, core.middleware's): under /api/ a `not_found`
     problem, as every other API error; pages get the product's 404 page."""
     if request.path.startswith("/api/"):
-        body = _problem(status_code=404, code="not_found", title=gettext("Not found."),
-                        detail=gettext("There is no API endpoint at %(path)s.") % {"path": request.path})  # fmt: skip
+        body = _problem(
+            status_code=404,
+            code="not_found",
+            title=gettext("Not found."),
+            detail=gettext("There is no API endpoint at %(path)s.") % {"path": request.path},
+        )
         return JsonResponse(body, status=404, content_type=PROBLEM_CONTENT_TYPE)
     return page_not_found(request, exception if exception is not None else Http404())
 

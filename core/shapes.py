@@ -54,8 +54,14 @@ def shape(cls: type) -> type:
     return dataclasses.dataclass(frozen=True, slots=True, kw_only=True)(cls)
 
 
-def shape_field(help_text: str = "", *, name: str | None = None, url: bool = False,
-                default: object = dataclasses.MISSING, **bounds: int) -> typing.Any:  # fmt: skip
+def shape_field(
+    help_text: str = "",
+    *,
+    name: str | None = None,
+    url: bool = False,
+    default: object = dataclasses.MISSING,
+    **bounds: int,
+) -> typing.Any:
     """A field with its description in the schema (`help_text`), sent as `name` (default: the
     attribute's), a URL (`url`: `format: uri` in the schema), one that may be left out
     (`default=ABSENT`), or a number the schema bounds (`min_value`, `max_value`)."""
@@ -165,10 +171,13 @@ def _schema_field(kind, **options) -> serializers.Field:
         choices = getattr(kind, "choices", None) or [member.value for member in kind]
         return serializers.ChoiceField(choices=choices, **options)
     simple = {
-        bool: serializers.BooleanField, int: serializers.IntegerField, float: serializers.FloatField,
-        datetime: serializers.DateTimeField, dict: serializers.DictField,
+        bool: serializers.BooleanField,
+        int: serializers.IntegerField,
+        float: serializers.FloatField,
+        datetime: serializers.DateTimeField,
+        dict: serializers.DictField,
         str: serializers.URLField if url else serializers.CharField,
-    }  # fmt: skip
+    }
     base = origin or kind
     if base not in simple:
         raise TypeError(f"a shape's field cannot be {kind!r}")
@@ -211,7 +220,9 @@ def page_of(item: type) -> type:
             ("results", list[item]),
         ],
         namespace={"__doc__": f"A page of {name} items, newest first.", "is_page": True},
-        frozen=True, slots=True, kw_only=True,
-    )  # fmt: skip
+        frozen=True,
+        slots=True,
+        kw_only=True,
+    )
     page.__module__, page.__shape_doc__ = item.__module__, page.__doc__
     return page

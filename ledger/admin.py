@@ -31,8 +31,12 @@ from ledger.money import money_decimal
 from ledger.selectors import account_lines
 from ledger.services import adjustment_approve, adjustment_propose, adjustment_reject
 
-SUMMARY_COUNTS = (("entries", "journal entries"), ("postings", "postings"), ("accounts", "accounts"),
-                  ("unsealed_entries", "entries not sealed yet"))  # fmt: skip
+SUMMARY_COUNTS = (
+    ("entries", "journal entries"),
+    ("postings", "postings"),
+    ("accounts", "accounts"),
+    ("unsealed_entries", "entries not sealed yet"),
+)
 CHECK_WORDS = {
     "entries_balance": "Every entry balances, per currency",
     "entries_have_postings": "Every entry has at least two postings",
@@ -48,12 +52,17 @@ def account_lines_html(account: Account) -> str:
     """The account's last lines, newest first in the order its balance changed (each line's balance
     after, less its amount, is the next line's), and a link to all of them as CSV."""
     rows = [
-        (moment_text(line.entry.created_at), line.entry.get_kind_display(),
-         money_text(line.signed_amount, line.currency), money_text(line.balance_after, line.currency),
-         format_html("{} {}", line.entry.reference_type, short_id(line.entry.reference_id))
-         if line.entry.reference_id else "-")
+        (
+            moment_text(line.entry.created_at),
+            line.entry.get_kind_display(),
+            money_text(line.signed_amount, line.currency),
+            money_text(line.balance_after, line.currency),
+            format_html("{} {}", line.entry.reference_type, short_id(line.entry.reference_id))
+            if line.entry.reference_id
+            else "-",
+        )
         for line in account_lines(account=account)[:LINES_SHOWN]
-    ]  # fmt: skip
+    ]
     table = html_table(("when", "kind", "amount", "balance after", "reference"), rows)
     csv_url = reverse("admin:ledger_account_lines_csv", args=[account.pk])
     return format_html('{}<p><a href="{}">All lines (CSV)</a></p>', table, csv_url)
@@ -68,14 +77,31 @@ def account_lines_csv(account: Account) -> StreamingHttpResponse:
     """Every line of the account, newest first in the order its balance changed, amounts as decimals
     of major units beside their currency (as the report exports); streamed: a house account has many."""
     writer = CsvWriter(_Echo())
-    header = ["posting", "entry", "created_at", "kind", "reference_type", "reference_id", "amount", "balance_after",
-              "currency"]  # fmt: skip
+    header = [
+        "posting",
+        "entry",
+        "created_at",
+        "kind",
+        "reference_type",
+        "reference_id",
+        "amount",
+        "balance_after",
+        "currency",
+    ]
     rows = (
-        [line.pk, line.entry_id, line.entry.created_at.isoformat(), line.entry.kind, line.entry.reference_type,
-         line.entry.reference_id, money_decimal(line.signed_amount), money_decimal(line.balance_after),
-         line.currency]
+        [
+            line.pk,
+            line.entry_id,
+            line.entry.created_at.isoformat(),
+            line.entry.kind,
+            line.entry.reference_type,
+            line.entry.reference_id,
+            money_decimal(line.signed_amount),
+            money_decimal(line.balance_after),
+            line.currency,
+        ]
         for line in account_lines(account=account).iterator(chunk_size=2000)
-    )  # fmt: skip
+    )
     response = StreamingHttpResponse(
         (writer.writerow(row) for row in itertools.chain([header], rows)), content_type="text/csv; charset=utf-8"
     )
@@ -207,13 +233,19 @@ class VerificationRunAdmin(ReadOnlyAdmin):
                 details.append(f"{currency}: {money_text(total, currency)}")
             examples = ", ".join(json.dumps(example, sort_keys=True) for example in check.get("examples") or [])
             checks.append((CHECK_WORDS.get(name, name), result, "; ".join(details) or "-", examples or "-"))
-        return format_html("{}{}", html_table(("counted", "number"), counts),
-                           html_table(("invariant", "result", "details", "examples of problems"), checks))  # fmt: skip
+        return format_html(
+            "{}{}",
+            html_table(("counted", "number"), counts),
+            html_table(("invariant", "result", "details", "examples of problems"), checks),
+        )
 
 
 class AdjustmentForm(forms.ModelForm):
-    amount = MoneyField(allow_negative=True, label="Amount",
-                        help_text="In the player's currency: 25.00 credits the player, -25.00 debits")  # fmt: skip
+    amount = MoneyField(
+        allow_negative=True,
+        label="Amount",
+        help_text="In the player's currency: 25.00 credits the player, -25.00 debits",
+    )
 
     class Meta:
         model = Adjustment
@@ -245,8 +277,17 @@ class AdjustmentAdmin(MakerCheckerAdmin):
     def get_fields(self, request, obj=None):
         if obj is None:
             return self.fields  # a proposal: who, how much, why
-        return ("player", "amount_display", "reason", "status", "proposed_by", "proposed_at", "decided_by",
-                "decided_at", "entry")  # fmt: skip
+        return (
+            "player",
+            "amount_display",
+            "reason",
+            "status",
+            "proposed_by",
+            "proposed_at",
+            "decided_by",
+            "decided_at",
+            "entry",
+        )
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         kwargs["form"] = AdjustmentForm

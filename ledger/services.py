@@ -193,8 +193,9 @@ def ledger_reverse(*, entry: JournalEntry, reason: str, actor: Actor) -> Journal
 # --- Common movements ----------------------------------------------------------------------------
 
 
-def wallet_deposit(*, player: Player, amount: int, idempotency_key: str, actor: Actor,
-                   reason: str = "") -> JournalEntry:  # fmt: skip
+def wallet_deposit(
+    *, player: Player, amount: int, idempotency_key: str, actor: Actor, reason: str = ""
+) -> JournalEntry:
     """Money from the outside world into a player's wallet (play money in demo mode, cash in)."""
     amount = minor_units(amount)
     wallet, _ = player_accounts_open(player=player)
@@ -209,18 +210,40 @@ def wallet_deposit(*, player: Player, amount: int, idempotency_key: str, actor: 
     )
 
 
-def stake_into_play(*, player: Player, amount: int, idempotency_key: str, actor: Actor, reason: str,
-                    reference_type: str, reference_id: str) -> JournalEntry:  # fmt: skip
+def stake_into_play(
+    *,
+    player: Player,
+    amount: int,
+    idempotency_key: str,
+    actor: Actor,
+    reason: str,
+    reference_type: str,
+    reference_id: str,
+) -> JournalEntry:
     """Stakes leave the wallet for the player's money in play (refused beyond the balance)."""
     wallet, in_play = player_accounts_open(player=player)
     return ledger_post(
-        idempotency_key=idempotency_key, kind=EntryKind.STAKE, lines=[Line(wallet, -amount), Line(in_play, amount)],
-        actor=actor, reason=reason, reference_type=reference_type, reference_id=reference_id,
-    )  # fmt: skip
+        idempotency_key=idempotency_key,
+        kind=EntryKind.STAKE,
+        lines=[Line(wallet, -amount), Line(in_play, amount)],
+        actor=actor,
+        reason=reason,
+        reference_type=reference_type,
+        reference_id=reference_id,
+    )
 
 
-def partner_transfer_post(*, partner: Partner, player: Player, amount: int, into_wallet: bool, idempotency_key: str,
-                          actor: Actor, reason: str, reference_id: str) -> JournalEntry:  # fmt: skip
+def partner_transfer_post(
+    *,
+    partner: Partner,
+    player: Player,
+    amount: int,
+    into_wallet: bool,
+    idempotency_key: str,
+    actor: Actor,
+    reason: str,
+    reference_id: str,
+) -> JournalEntry:
     """Money between a partner's settlement account and its player's wallet (`out` beyond the
     wallet's balance is refused)."""
     wallet, _ = player_accounts_open(player=player)
@@ -230,20 +253,25 @@ def partner_transfer_post(*, partner: Partner, player: Player, amount: int, into
         idempotency_key=idempotency_key,
         kind=EntryKind.TRANSFER_IN if into_wallet else EntryKind.TRANSFER_OUT,
         lines=[Line(clearing, -sign * amount), Line(wallet, sign * amount)],
-        actor=actor, reason=reason, reference_type="transfer", reference_id=reference_id,
-    )  # fmt: skip
+        actor=actor,
+        reason=reason,
+        reference_type="transfer",
+        reference_id=reference_id,
+    )
 
 
 def partner_seamless_account_open(*, partner: Partner, player: Player) -> Account:
     """The shard of the partner's seamless account that this player's money moves through: read
     with one plain statement (every seamless stake and settlement reads it twice), opened once."""
     shard = player.pk % SEAMLESS_SHARDS
-    found = sql.partner_account(kind=str(AccountKind.PARTNER_SEAMLESS), currency=player.currency, shard=shard,
-                                partner_id=partner.pk)  # fmt: skip
+    found = sql.partner_account(
+        kind=str(AccountKind.PARTNER_SEAMLESS), currency=player.currency, shard=shard, partner_id=partner.pk
+    )
     if found is not None:
         return found
-    account, _ = Account.objects.get_or_create(kind=AccountKind.PARTNER_SEAMLESS, currency=player.currency,
-                                               partner=partner, shard=player.pk % SEAMLESS_SHARDS)  # fmt: skip
+    account, _ = Account.objects.get_or_create(
+        kind=AccountKind.PARTNER_SEAMLESS, currency=player.currency, partner=partner, shard=player.pk % SEAMLESS_SHARDS
+    )
     return account
 
 
@@ -272,9 +300,18 @@ def player_accounts_lock(*, account_ids: list[int], wait: bool) -> dict[int, int
     return sql.accounts_lock_reading_balances(account_ids=account_ids, skip_locked=not wait)
 
 
-def partner_seamless_post(*, partner: Partner, player: Player, amount: int, into_wallet: bool, idempotency_key: str,
-                          actor: Actor, reason: str, reference_type: str,
-                          reference_id: str) -> JournalEntry:  # fmt: skip
+def partner_seamless_post(
+    *,
+    partner: Partner,
+    player: Player,
+    amount: int,
+    into_wallet: bool,
+    idempotency_key: str,
+    actor: Actor,
+    reason: str,
+    reference_type: str,
+    reference_id: str,
+) -> JournalEntry:
     """A seamless partner's wallet paid a stake into the player's wallet here (`into_wallet`: the
     partner acknowledged a debit), or the player's wallet here pays a payout back to it (a credit).
     The player's wallet at us only ever holds money on its way between the two, within one
@@ -286,8 +323,11 @@ def partner_seamless_post(*, partner: Partner, player: Player, amount: int, into
         idempotency_key=idempotency_key,
         kind=EntryKind.SEAMLESS_DEBIT if into_wallet else EntryKind.SEAMLESS_CREDIT,
         lines=[Line(seamless, -sign * amount), Line(wallet, sign * amount)],
-        actor=actor, reason=reason, reference_type=reference_type, reference_id=reference_id,
-    )  # fmt: skip
+        actor=actor,
+        reason=reason,
+        reference_type=reference_type,
+        reference_id=reference_id,
+    )
 
 
 # --- Maker-checker adjustments -------------------------------------------------------------------
@@ -349,8 +389,9 @@ def adjustment_reject(*, adjustment: Adjustment, rejected_by: User) -> Adjustmen
 # --- The hash chain ------------------------------------------------------------------------------
 
 
-def entry_content_hash(entry: JournalEntry | sql.EntryRow, postings: Iterable[Posting | sql.PostingRow],
-                       previous_hash: str) -> str:  # fmt: skip
+def entry_content_hash(
+    entry: JournalEntry | sql.EntryRow, postings: Iterable[Posting | sql.PostingRow], previous_hash: str
+) -> str:
     """SHA-256 over the previous link and everything the entry says; any change breaks the chain.
     The entry and its postings are models or the same fields as rows (ledger/sql/)."""
     content = {

@@ -12,8 +12,16 @@ class PlayerLimitAdmin(ReadOnlyAdmin):
     list_filter = ("kind", "period", "requested_by_type")
     search_fields = ("player__user__username", "player__external_id")
     list_select_related = ("player__user",)
-    fields = ("player", "kind", "period", "limit", "requested_at", "effective_from", "requested_by_type",
-              "requested_by_id")  # fmt: skip
+    fields = (
+        "player",
+        "kind",
+        "period",
+        "limit",
+        "requested_at",
+        "effective_from",
+        "requested_by_type",
+        "requested_by_id",
+    )
     readonly_fields = ("limit",)
 
     @admin.display(description="amount", ordering="amount")

@@ -70,9 +70,11 @@ def exclusion_active(*, player: Player, at: datetime | None = None) -> Exclusion
 def _wallet_postings(*, player: Player, since: datetime, kinds: list[EntryKind]):
     """The postings of the player's wallet made since `since` by entries of these kinds."""
     return Posting.objects.filter(
-        account__player=player, account__kind=AccountKind.PLAYER_WALLET, entry__kind__in=kinds,
+        account__player=player,
+        account__kind=AccountKind.PLAYER_WALLET,
+        entry__kind__in=kinds,
         entry__created_at__gte=since,
-    )  # fmt: skip
+    )
 
 
 def _signed_total(postings: QuerySet[Posting]) -> int:
@@ -132,8 +134,9 @@ def protection_summary(*, player: Player) -> ProtectionShape:
     )
 
 
-def session_figures(*, player: Player, reality: RealityCheck | None = None,
-                    now: datetime | None = None) -> SessionFiguresShape:  # fmt: skip
+def session_figures(
+    *, player: Player, reality: RealityCheck | None = None, now: datetime | None = None
+) -> SessionFiguresShape:
     """The current session (since the last sign-in), from the wallet's postings: how long, how
     many rounds were staked, how much was staked and the net (a stake not paid back yet counts
     as lost, as for the loss limit)."""

@@ -21,17 +21,21 @@ class LimitSetSerializer(serializers.Serializer):
 class ExclusionStartSerializer(serializers.Serializer):
     kind = EnumField(ExclusionKind)
     days = StrictIntegerField(
-        required=False, min_value=TIMEOUT_DAYS[0], max_value=TIMEOUT_DAYS[1],
+        required=False,
+        min_value=TIMEOUT_DAYS[0],
+        max_value=TIMEOUT_DAYS[1],
         help_text=f"A time-out: {TIMEOUT_DAYS[0]} to {TIMEOUT_DAYS[1]} days (required for one)",
-    )  # fmt: skip
+    )
     months = StrictChoiceField(
-        required=False, choices=sorted(SELF_EXCLUSION_MONTHS),
+        required=False,
+        choices=sorted(SELF_EXCLUSION_MONTHS),
         help_text="A self-exclusion: 6, 12 or 60 months (required for one)",
-    )  # fmt: skip
+    )
 
 
 class RealityCheckSerializer(serializers.Serializer):
     interval_minutes = StrictIntegerField(
-        min_value=0, max_value=REALITY_CHECK_MINUTES[1],
+        min_value=0,
+        max_value=REALITY_CHECK_MINUTES[1],
         help_text=f"0 (never) or {REALITY_CHECK_MINUTES[0]} to {REALITY_CHECK_MINUTES[1]}",
-    )  # fmt: skip
+    )

@@ -59,14 +59,26 @@ def limit_set(*, player: Player, kind: LimitKind, period: LimitPeriod, amount: i
         current_amount = current.amount if current else None
         tighter = amount is not None and (current_amount is None or amount < current_amount)
         limit = PlayerLimit.objects.create(
-            player=player, kind=kind, period=period, amount=amount, requested_at=now,
+            player=player,
+            kind=kind,
+            period=period,
+            amount=amount,
+            requested_at=now,
             effective_from=now if tighter or amount == current_amount else now + COOLING_OFF,
-            requested_by_type=actor.type, requested_by_id=actor.id,
-        )  # fmt: skip
+            requested_by_type=actor.type,
+            requested_by_id=actor.id,
+        )
         audit_record(
-            actor_type=actor.type, actor_id=actor.id, action="limit.set", obj_type="player", obj_id=player.pk,
-            kind=kind.value, period=period.value, amount=amount, effective_from=limit.effective_from.isoformat(),
-        )  # fmt: skip
+            actor_type=actor.type,
+            actor_id=actor.id,
+            action="limit.set",
+            obj_type="player",
+            obj_id=player.pk,
+            kind=kind.value,
+            period=period.value,
+            amount=amount,
+            effective_from=limit.effective_from.isoformat(),
+        )
     return limit
 
 
@@ -90,17 +102,27 @@ def exclusion_start(
         active = exclusion_active(player=player, at=now)
         if active is not None and active.ends_at >= now + length:
             raise StateConflict(
-                gettext("the player is already excluded until %(until)s")
-                % {"until": moment_text(active.ends_at)}
+                gettext("the player is already excluded until %(until)s") % {"until": moment_text(active.ends_at)}
             )
         exclusion = Exclusion.objects.create(
-            player=player, kind=kind, starts_at=now, ends_at=now + length,
-            requested_by_type=actor.type, requested_by_id=actor.id,
-        )  # fmt: skip
+            player=player,
+            kind=kind,
+            starts_at=now,
+            ends_at=now + length,
+            requested_by_type=actor.type,
+            requested_by_id=actor.id,
+        )
         _sign_out(user=player.user)
         exclusion_started.send(sender=Exclusion, player=player, exclusion=exclusion, actor=actor)
-        audit_record(actor_type=actor.type, actor_id=actor.id, action="exclusion.started", obj_type="player",
-                     obj_id=player.pk, kind=kind.value, ends_at=exclusion.ends_at.isoformat())  # fmt: skip
+        audit_record(
+            actor_type=actor.type,
+            actor_id=actor.id,
+            action="exclusion.started",
+            obj_type="player",
+            obj_id=player.pk,
+            kind=kind.value,
+            ends_at=exclusion.ends_at.isoformat(),
+        )
     return exclusion
 
 
@@ -120,8 +142,14 @@ def reality_check_set(*, player: Player, interval_minutes: int, actor: Actor) ->
     check, _ = RealityCheck.objects.get_or_create(player=player)
     check.interval_minutes = interval_minutes
     check.save(update_fields=["interval_minutes"])
-    audit_record(actor_type=actor.type, actor_id=actor.id, action="reality_check.set", obj_type="player",
-                 obj_id=player.pk, interval_minutes=interval_minutes)  # fmt: skip
+    audit_record(
+        actor_type=actor.type,
+        actor_id=actor.id,
+        action="reality_check.set",
+        obj_type="player",
+        obj_id=player.pk,
+        interval_minutes=interval_minutes,
+    )
     return check
 
 
@@ -162,12 +190,20 @@ LIMIT_REFUSALS = {
         "This bet would go over your wager limit of %(limit)s per %(period)s: %(left)s left."
     ),
 }
-PERIOD_NAMES = {LimitPeriod.DAY: gettext_lazy("24 hours"), LimitPeriod.WEEK: gettext_lazy("7 days"),
-                LimitPeriod.MONTH: gettext_lazy("30 days")}  # fmt: skip
+PERIOD_NAMES = {
+    LimitPeriod.DAY: gettext_lazy("24 hours"),
+    LimitPeriod.WEEK: gettext_lazy("7 days"),
+    LimitPeriod.MONTH: gettext_lazy("30 days"),
+}
 
 
-def _check_guards(*, player: Player, kinds: tuple[LimitKind, ...], amount: int,
-                  guards: tuple[bool, dict[tuple[str, str], int | None]] | None = None) -> None:  # fmt: skip
+def _check_guards(
+    *,
+    player: Player,
+    kinds: tuple[LimitKind, ...],
+    amount: int,
+    guards: tuple[bool, dict[tuple[str, str], int | None]] | None = None,
+) -> None:
     now = clock.now()
     excluded, in_force = guards if guards is not None else stake_guards(player=player, kinds=kinds, at=now)
     if excluded:
@@ -186,4 +222,4 @@ def _check_guards(*, player: Player, kinds: tuple[LimitKind, ...], amount: int,
                         "limit": format_money(limit, player.currency),
                         "left": format_money(max(0, limit - used), player.currency),
                     }
-                )  # fmt: skip
+                )

@@ -33,9 +33,10 @@ class ExclusionShape:
 @shape
 class RealityCheckShape:
     interval_minutes: int = shape_field(
-        f"0 (never) or {REALITY_CHECK_MINUTES[0]} to {REALITY_CHECK_MINUTES[1]}", min_value=0,
+        f"0 (never) or {REALITY_CHECK_MINUTES[0]} to {REALITY_CHECK_MINUTES[1]}",
+        min_value=0,
         max_value=REALITY_CHECK_MINUTES[1],
-    )  # fmt: skip
+    )
 
 
 @shape

@@ -91,8 +91,14 @@ def throttle_rates(monkeypatch):
     from django.core.cache import cache
     from rest_framework.throttling import SimpleRateThrottle
 
-    rates = {"anon": "100000/min", "user": "100000/min", "partner": "100000/min", "matches": "100000/min",
-             "match_battles": "100000000/min", "match_battles_anonymous": "100000000/min"}  # fmt: skip
+    rates = {
+        "anon": "100000/min",
+        "user": "100000/min",
+        "partner": "100000/min",
+        "matches": "100000/min",
+        "match_battles": "100000000/min",
+        "match_battles_anonymous": "100000000/min",
+    }
     monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
     cache.clear()
     yield rates

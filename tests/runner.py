@@ -1,4 +1,4 @@
-"""`bin/test`: ruff, the import contracts, the message catalogues, the deploy check and pytest, on a
+"""`bin/test`: ruff (lint and format), the import contracts, the message catalogues, the deploy check and pytest, on a
 real PostgreSQL and Redis, in parallel workers.
 
 The servers, each on its own:
@@ -116,8 +116,11 @@ def main(args: list[str]) -> int:
         if any(embedded.values()):
             from config.embedded import embedded_servers
 
-            print(f"== embedded servers: {', '.join(name for name, wanted in embedded.items() if wanted)} "
-                  "(nothing on 127.0.0.1:5432/6379 and no DATABASE_URL/REDIS_URL)", flush=True)  # fmt: skip
+            print(
+                f"== embedded servers: {', '.join(name for name, wanted in embedded.items() if wanted)} "
+                "(nothing on 127.0.0.1:5432/6379 and no DATABASE_URL/REDIS_URL)",
+                flush=True,
+            )
             urls = stack.enter_context(embedded_servers(**embedded))
             chosen["DATABASE_URL"] = chosen["DATABASE_URL"] or urls["DATABASE_URL"]
             chosen["REDIS_URL"] = chosen["REDIS_URL"] or redis_test_url(urls["REDIS_URL"])
@@ -131,23 +134,45 @@ def main(args: list[str]) -> int:
         }
         problem = _reachable(env)
         if problem:
-            print(f"bin/test needs PostgreSQL and Redis ({problem}). Start them, or set DATABASE_URL/REDIS_URL.",
-                  file=sys.stderr)  # fmt: skip
+            print(
+                f"bin/test needs PostgreSQL and Redis ({problem}). Start them, or set DATABASE_URL/REDIS_URL.",
+                file=sys.stderr,
+            )
             return 1
         _step("ruff", ["ruff", "check", "."], env)
+        _step("ruff format", ["ruff", "format", "--check", "."], env)  # the one layout: no `# fmt: skip`
         _step("import contracts", ["lint-imports"], env)
         if shutil.which("msgfmt"):
-            _step("message catalogues", [sys.executable, "manage.py", "compilemessages", "--ignore", ".venv/*",
-                                         "--ignore", "var/*", "--verbosity", "0"], env)  # fmt: skip
+            _step(
+                "message catalogues",
+                [
+                    sys.executable,
+                    "manage.py",
+                    "compilemessages",
+                    "--ignore",
+                    ".venv/*",
+                    "--ignore",
+                    "var/*",
+                    "--verbosity",
+                    "0",
+                ],
+                env,
+            )
         # The deploy check of the settings gets a fresh key (it refuses every key published in the
         # repository, the tests' too) and an empty database (it refuses demo passwords, which a
         # bin/serve database has).
-        deploy = {**env, "SECRET_KEY": secrets.token_urlsafe(50), "DATABASE_URL": "sqlite://:memory:",
-                  "ALLOWED_HOSTS": "casino.example", "SECURE_SSL_REDIRECT": "true"}  # fmt: skip
+        deploy = {
+            **env,
+            "SECRET_KEY": secrets.token_urlsafe(50),
+            "DATABASE_URL": "sqlite://:memory:",
+            "ALLOWED_HOSTS": "casino.example",
+            "SECURE_SSL_REDIRECT": "true",
+        }
         _step("deploy check", [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"], deploy)
         print("== pytest", flush=True)
-        code = subprocess.run([sys.executable, "-m", "pytest", *pytest_arguments(args)], cwd=ROOT, env=env,
-                              stdin=subprocess.DEVNULL).returncode  # fmt: skip
+        code = subprocess.run(
+            [sys.executable, "-m", "pytest", *pytest_arguments(args)], cwd=ROOT, env=env, stdin=subprocess.DEVNULL
+        ).returncode
     print(f"bin/test: {time.monotonic() - started:.0f} s", flush=True)
     return code
 

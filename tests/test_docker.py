@@ -15,8 +15,18 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE_FILE = ROOT / "docker" / "compose.yaml"
 APP_SERVICES = ("migrate", "web", "worker", "beat")
-ASKED_FOR = ("SECRET_KEY", "POSTGRES_PASSWORD", "DEMO_DATA", "PLAY_MONEY", "DEMO_PASSWORD", "ALLOWED_HOSTS",
-             "CSRF_TRUSTED_ORIGINS", "WEB_BIND", "WEB_PORT", "PGPASSWORD")  # fmt: skip
+ASKED_FOR = (
+    "SECRET_KEY",
+    "POSTGRES_PASSWORD",
+    "DEMO_DATA",
+    "PLAY_MONEY",
+    "DEMO_PASSWORD",
+    "ALLOWED_HOSTS",
+    "CSRF_TRUSTED_ORIGINS",
+    "WEB_BIND",
+    "WEB_PORT",
+    "PGPASSWORD",
+)
 SECRETS = {"SECRET_KEY": "k" * 50, "POSTGRES_PASSWORD": "p@ss:w/rd-" + "x" * 20}
 
 
@@ -35,8 +45,12 @@ def compose_config(tmp_path, **env: str) -> subprocess.CompletedProcess:
     environment = {k: v for k, v in os.environ.items() if k not in ASKED_FOR} | env
     return subprocess.run(
         [*compose_command(), "-f", str(COMPOSE_FILE), "-p", "casino-war", "config"],
-        cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_compose_refuses_to_start_without_a_secret_key(tmp_path):

@@ -91,8 +91,11 @@ def sql_references(app: str, sql: str) -> list[str]:
 
 def sql_files(app: str) -> list[Path]:
     directory = Path(apps.get_app_config(app).path)
-    return [*sorted((directory / "sql").glob("*.sql")), *sorted(directory.glob("sql.py")),
-            *sorted((directory / "sql").glob("__init__.py"))]  # fmt: skip
+    return [
+        *sorted((directory / "sql").glob("*.sql")),
+        *sorted(directory.glob("sql.py")),
+        *sorted((directory / "sql").glob("__init__.py")),
+    ]
 
 
 def statements_of(path: Path) -> str:
@@ -102,8 +105,11 @@ def statements_of(path: Path) -> str:
         return text
     tree = ast.parse(text)
     docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
-    strings = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
-               and id(node) not in docstrings]  # fmt: skip
+    strings = [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
     return "\n".join(strings)
 
 
@@ -129,8 +135,11 @@ def test_nothing_in_the_database_reaches_a_higher_layer_but_what_is_listed():
 
 def test_the_finder_sees_sql_and_strings_that_go_up():
     height = layers()
-    assert [r for r in sql_references("ledger", "SELECT 1 FROM casino_round r JOIN ledger_account a ON true")
-            if _upward("ledger", r, height)] == ["casino"]  # fmt: skip
+    assert [
+        r
+        for r in sql_references("ledger", "SELECT 1 FROM casino_round r JOIN ledger_account a ON true")
+        if _upward("ledger", r, height)
+    ] == ["casino"]
     assert sql_references("ledger", "-- casino_rounds_settle calls it\nPERFORM casino_round_place(1)") == ["casino"]
     assert sql_references("casino", "SELECT ledger_post_entries(1) FROM accounts_player") == ["accounts", "ledger"]
     assert STRING_REFERENCE.findall("models.ForeignKey(to='accounts.player')") == ["accounts"]

@@ -109,10 +109,14 @@ def test_the_curl_request_example_sends_what_the_service_accepts(doc_partner):
     assert headers["X-Signature"] == promised == python_signature  # the shell recipe is the Python one
     assert headers["X-Partner-Key"] == doc_partner.key_id and headers["Idempotency-Key"]
     signed = partner_authenticate(
-        key_id=headers["X-Partner-Key"], timestamp=headers["X-Timestamp"], nonce=headers["X-Nonce"],
-        signature=headers["X-Signature"], method="POST", path=url.removeprefix("https://casino-war.example"),
+        key_id=headers["X-Partner-Key"],
+        timestamp=headers["X-Timestamp"],
+        nonce=headers["X-Nonce"],
+        signature=headers["X-Signature"],
+        method="POST",
+        path=url.removeprefix("https://casino-war.example"),
         body=body,
-    )  # fmt: skip
+    )
     assert signed.partner == doc_partner
     assert json.loads(body) == {"table": "1", "main_bet": 500}
 
@@ -123,8 +127,12 @@ def test_the_wallet_example_checks_our_calls_as_the_service_signs_them():
     headers, path, raw = namespace["headers"], namespace["path"], namespace["raw_body"]
     timestamp, nonce = headers["X-Timestamp"], headers["X-Nonce"]
     # The signature in the doc is the one the service's client makes for this call...
-    assert request_signature(secret=namespace["secret"], timestamp=timestamp, nonce=nonce, method="POST",
-                             path=path, body=raw) == headers["X-Signature"]  # fmt: skip
+    assert (
+        request_signature(
+            secret=namespace["secret"], timestamp=timestamp, nonce=nonce, method="POST", path=path, body=raw
+        )
+        == headers["X-Signature"]
+    )
     assert (
         signature_of(secret=namespace["secret"], timestamp=timestamp, nonce=nonce, path=path, body=raw)
         == (headers["X-Signature"])
@@ -148,8 +156,9 @@ def test_the_curl_wallet_example_is_answered_by_the_test_wallet_as_the_doc_shows
     assert body == namespace["raw_body"]
     promised_answer = json.loads(re.search(r"^# (\{.*\})$", example("wallet-curl"), re.MULTILINE).group(1))
     path = url.removeprefix("https://wallet.acme.example")
-    with PartnerWallet(secret=namespace["secret"], base_path=path.rpartition("/")[0],
-                       clock=lambda: int(headers["X-Timestamp"])) as wallet:  # fmt: skip
+    with PartnerWallet(
+        secret=namespace["secret"], base_path=path.rpartition("/")[0], clock=lambda: int(headers["X-Timestamp"])
+    ) as wallet:
         call = json.loads(body)
         wallet.set_balance(
             player=call["player"], currency=call["currency"], amount=promised_answer["balance"] + call["amount"]
@@ -175,8 +184,9 @@ def test_the_guide_is_linked_from_the_readme():
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_the_launch_examples_frame_the_table_from_another_site(blocking_chromium, live_server, settings,
-                                                               monkeypatch, tmp_path):  # fmt: skip
+def test_the_launch_examples_frame_the_table_from_another_site(
+    blocking_chromium, live_server, settings, monkeypatch, tmp_path
+):
     """The Python server and the HTML page of "Game launch", as written: the page (on 127.0.0.1)
     frames the table (on localhost) in Chromium with third-party cookies blocked, hears its events,
     and ends the session; then the same for a demo table."""

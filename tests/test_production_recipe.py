@@ -69,9 +69,12 @@ def test_the_production_recipe_serves_the_api_docs_and_hashed_static_files(tmp_p
     env.update(
         DEBUG=dict(item.split("=", 1) for item in shlex.split(export)[1:])["DEBUG"],
         DATABASE_URL=database_url(connection.settings_dict),
-        REDIS_URL=os.environ["REDIS_URL"], SECRET_KEY=secrets.token_urlsafe(50), ALLOWED_HOSTS="casino.example",
-        CSRF_TRUSTED_ORIGINS="https://casino.example", VAR_DIR=str(tmp_path / "var"),
-    )  # fmt: skip
+        REDIS_URL=os.environ["REDIS_URL"],
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="casino.example",
+        CSRF_TRUSTED_ORIGINS="https://casino.example",
+        VAR_DIR=str(tmp_path / "var"),
+    )
     once = [step for step in steps if "manage.py" in step]
     long_lived = [step for step in steps if step not in once]
     assert [step.split()[0] for step in long_lived] == [".venv/bin/gunicorn", ".venv/bin/celery", ".venv/bin/celery"]
@@ -86,8 +89,16 @@ def test_the_production_recipe_serves_the_api_docs_and_hashed_static_files(tmp_p
         for step in long_lived:
             step = step.replace("--bind 0.0.0.0:8000", f"--bind 127.0.0.1:{port}")
             step = step.replace("var/celerybeat-schedule", str(tmp_path / "var" / "celerybeat-schedule"))
-            processes.append(subprocess.Popen(["bash", "-c", f"exec {step}"], cwd=ROOT, env=env, start_new_session=True,
-                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))  # fmt: skip
+            processes.append(
+                subprocess.Popen(
+                    ["bash", "-c", f"exec {step}"],
+                    cwd=ROOT,
+                    env=env,
+                    start_new_session=True,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
         while _get(f"{base}/healthz/live")[0] != 200:

@@ -94,9 +94,15 @@ class Served:
     def __init__(self, copy: Path, command: str, port: int):
         self.copy, self.port, self.lines = copy, port, []
         self.process = subprocess.Popen(
-            ["bash", "-c", command], cwd=copy, env=person_env(PORT=str(port)), stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-        )  # fmt: skip
+            ["bash", "-c", command],
+            cwd=copy,
+            env=person_env(PORT=str(port)),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
         self.reader = threading.Thread(target=lambda: self.lines.extend(self.process.stdout), daemon=True)
         self.reader.start()
 
@@ -130,8 +136,15 @@ class Served:
 
 
 def run(copy: Path, command: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", "-c", command], cwd=copy, env=person_env(), stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S)  # fmt: skip
+    return subprocess.run(
+        ["bash", "-c", command],
+        cwd=copy,
+        env=person_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=COMMAND_TIMEOUT_S,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -139,8 +152,16 @@ def copy():
     # Outside pytest's temporary directories: as root the embedded PostgreSQL runs as another user,
     # whom a pytest session starting meanwhile would lock out of them (it makes its base private).
     directory = Path(tempfile.mkdtemp(prefix="casino-war-readme-")) / "casino-war"
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                            capture_output=True, check=True).stdout.decode().split("\0")  # fmt: skip
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         if (ROOT / name).is_file():
             (directory / name).parent.mkdir(parents=True, exist_ok=True)

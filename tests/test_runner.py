@@ -15,8 +15,9 @@ def test_the_environment_wins_then_the_local_servers_then_the_embedded_ones():
     named = {"DATABASE_URL": "postgres://u@db/x", "REDIS_URL": "redis://r:1/3"}
     assert servers_chosen(named, answers=lambda host, port: False) == named
     assert servers_chosen({}, answers=lambda host, port: True) == {
-        "DATABASE_URL": LOCAL_DATABASE_URL, "REDIS_URL": LOCAL_REDIS_URL,
-    }  # fmt: skip
+        "DATABASE_URL": LOCAL_DATABASE_URL,
+        "REDIS_URL": LOCAL_REDIS_URL,
+    }
     # A bare machine: nothing on 5432 or 6379, nothing set: both embedded (None).
     assert servers_chosen({}, answers=lambda host, port: False) == {"DATABASE_URL": None, "REDIS_URL": None}
     only_redis_up = servers_chosen({"DATABASE_URL": ""}, answers=lambda host, port: port == 6379)

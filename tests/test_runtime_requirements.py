@@ -35,10 +35,23 @@ def test_the_runtime_lock_alone_runs_celery_on_redis(tmp_path):
     # This run's pip installs into the new environment (`--python`): no pip of its own to set up,
     # and no bytecode compiled ahead (the check imports what it needs).
     subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--disable-pip-version-check",
-         "--no-compile", "-r", str(ROOT / "requirements.lock")],
-        check=True, capture_output=True, timeout=600,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-compile",
+            "-r",
+            str(ROOT / "requirements.lock"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT), "DJANGO_SETTINGS_MODULE": "config.settings"}
     result = subprocess.run([str(python), "-c", CHECK], env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]

@@ -28,9 +28,19 @@ def sign(secret: str, timestamp: str, nonce: str, path: str, body: bytes) -> str
     return hmac.new(secret.encode(), f"{timestamp}.{nonce}.POST.{path}.".encode() + body, hashlib.sha256).hexdigest()
 
 
-def call(url: str, name: str, body: dict | bytes, *, secret: str = SECRET, nonce: str | None = None,
-         timestamp: int | None = None, signature: str | None = None, signed_path: str | None = None,
-         timeout: float = 10, headers: dict | None = None) -> tuple[int | None, dict | None]:  # fmt: skip
+def call(
+    url: str,
+    name: str,
+    body: dict | bytes,
+    *,
+    secret: str = SECRET,
+    nonce: str | None = None,
+    timestamp: int | None = None,
+    signature: str | None = None,
+    signed_path: str | None = None,
+    timeout: float = 10,
+    headers: dict | None = None,
+) -> tuple[int | None, dict | None]:
     """POST one signed call; (status, answer), or (None, None) when no answer came."""
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
     if nonce is None:
@@ -38,9 +48,11 @@ def call(url: str, name: str, body: dict | bytes, *, secret: str = SECRET, nonce
     parts = urlsplit(f"{url}/{name}")
     stamp = str(int(time.time()) if timestamp is None else timestamp)
     sent = {
-        "Content-Type": "application/json", "X-Timestamp": stamp, "X-Nonce": nonce,
+        "Content-Type": "application/json",
+        "X-Timestamp": stamp,
+        "X-Nonce": nonce,
         "X-Signature": signature or sign(secret, stamp, nonce, signed_path or parts.path, raw),
-    }  # fmt: skip
+    }
     if headers is not None:
         sent = headers
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
@@ -59,20 +71,38 @@ def new_id() -> str:
 
 
 def debit(player="ext-1", amount=100, *, transaction_id=None, round_id="r-1", kind="stake", currency="EUR") -> dict:
-    return {"transaction_id": transaction_id or new_id(), "player": player, "currency": currency,
-            "amount": amount, "round": round_id, "kind": kind}  # fmt: skip
+    return {
+        "transaction_id": transaction_id or new_id(),
+        "player": player,
+        "currency": currency,
+        "amount": amount,
+        "round": round_id,
+        "kind": kind,
+    }
 
 
 def credit(player="ext-1", amount=0, *, transaction_id=None, round_id="r-1", currency="EUR") -> dict:
-    return {"transaction_id": transaction_id or new_id(), "player": player, "currency": currency,
-            "amount": amount, "round": round_id, "kind": "payout"}  # fmt: skip
+    return {
+        "transaction_id": transaction_id or new_id(),
+        "player": player,
+        "currency": currency,
+        "amount": amount,
+        "round": round_id,
+        "kind": "payout",
+    }
 
 
 def rollback(
     reference: str, player="ext-1", *, transaction_id=None, round_id="r-1", amount=100, currency="EUR"
 ) -> dict:
-    return {"transaction_id": transaction_id or new_id(), "reference": reference, "player": player,
-            "currency": currency, "amount": amount, "round": round_id}  # fmt: skip
+    return {
+        "transaction_id": transaction_id or new_id(),
+        "reference": reference,
+        "player": player,
+        "currency": currency,
+        "amount": amount,
+        "round": round_id,
+    }
 
 
 @pytest.fixture
@@ -169,8 +199,9 @@ def test_a_rollback_must_name_the_debits_player_round_currency_and_amount_and_a_
     assert stake["transaction_id"] not in wallet.rolled_back
 
 
-@pytest.mark.parametrize("change", ["secret", "stale", "future", "path", "body", "nonce_form", "nonce_not_tx",
-                                    "not_hex", "missing"])  # fmt: skip
+@pytest.mark.parametrize(
+    "change", ["secret", "stale", "future", "path", "body", "nonce_form", "nonce_not_tx", "not_hex", "missing"]
+)
 def test_a_request_not_signed_to_the_contract_is_401_recorded_and_moves_nothing(wallet, change):
     body = debit(amount=100)
     raw = json.dumps(body).encode()
@@ -304,9 +335,11 @@ def test_apply_then_drop_takes_the_money_and_the_retry_answers_it_without_taking
     assert call(wallet.url, "debit", stake) == (200, {"balance": 900})  # the stored answer: the balance then
     assert wallet.balance(player="ext-1", currency="EUR") == 1_100
     assert [(c.name, c.status, c.fault) for c in wallet.calls] == [
-        ("debit", None, Fault.APPLY_THEN_DROP), ("credit", None, Fault.APPLY_THEN_DROP),
-        ("credit", 200, None), ("debit", 200, None),
-    ]  # fmt: skip
+        ("debit", None, Fault.APPLY_THEN_DROP),
+        ("credit", None, Fault.APPLY_THEN_DROP),
+        ("credit", 200, None),
+        ("debit", 200, None),
+    ]
 
 
 def test_a_timed_out_debit_did_happen_and_its_rollback_gives_the_money_back(wallet):
@@ -374,20 +407,38 @@ def test_the_services_own_client_is_accepted(wallet, outbound_private):
     from core.outbound import outbound_post
 
     body = debit(amount=100)
-    answer = outbound_post(url=f"{wallet.url}/debit", secret=SECRET, nonce=body["transaction_id"],
-                           body=json.dumps(body).encode())  # fmt: skip
+    answer = outbound_post(
+        url=f"{wallet.url}/debit", secret=SECRET, nonce=body["transaction_id"], body=json.dumps(body).encode()
+    )
     assert (answer.status_code, json.loads(answer.body)) == (200, {"balance": 900})
-    wrong = outbound_post(url=f"{wallet.url}/balance", secret="not-the-secret", nonce=new_id(),
-                          body=b'{"player": "ext-1", "currency": "EUR"}')  # fmt: skip
+    wrong = outbound_post(
+        url=f"{wallet.url}/balance",
+        secret="not-the-secret",
+        nonce=new_id(),
+        body=b'{"player": "ext-1", "currency": "EUR"}',
+    )
     assert wrong.status_code == 401
 
 
 def test_as_a_process_it_prints_its_url_serves_calls_and_is_driven_over_its_control_endpoints():
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.wallet_server", "--port", "0", "--secret", SECRET, "--latency-ms", "1",
-         "--initial-balance", "300"],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "tests.wallet_server",
+            "--port",
+            "0",
+            "--secret",
+            SECRET,
+            "--latency-ms",
+            "1",
+            "--initial-balance",
+            "300",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = process.stdout.readline().split()
         assert line[0] == "ready"

@@ -160,10 +160,17 @@ class PartnerWallet:
     call waits (latency, a fault's delay) while holding it."""
 
     def __init__(
-        self, *, secret: str, latency_s: float = 0.0, initial_balance: int = 0, port: int = 0,
-        host: str = "127.0.0.1", timeout_s: float = 6.0, clock: Callable[[], float] = time.time,
+        self,
+        *,
+        secret: str,
+        latency_s: float = 0.0,
+        initial_balance: int = 0,
+        port: int = 0,
+        host: str = "127.0.0.1",
+        timeout_s: float = 6.0,
+        clock: Callable[[], float] = time.time,
         base_path: str = BASE_PATH,
-    ) -> None:  # fmt: skip
+    ) -> None:
         if initial_balance < 0:
             raise ValueError("a balance is never below 0")
         self.secret = secret
@@ -185,8 +192,9 @@ class PartnerWallet:
         self._stopping.clear()
         self._server = _Server(self._address, _handler_for(self))
         # A short poll: stop() waits for the loop to notice, and the tests stop a wallet each.
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="partner-wallet", daemon=True)  # fmt: skip
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="partner-wallet", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -231,8 +239,15 @@ class PartnerWallet:
         with self._lock:
             return dict(self._state.balances)
 
-    def fail(self, fault: Fault, *, calls: Iterable[str] | None = None, times: int | None = 1,
-             seconds: float | None = None, answer: bytes = b"") -> None:  # fmt: skip
+    def fail(
+        self,
+        fault: Fault,
+        *,
+        calls: Iterable[str] | None = None,
+        times: int | None = 1,
+        seconds: float | None = None,
+        answer: bytes = b"",
+    ) -> None:
         """The next `times` calls named in `calls` (every call when None) misbehave as `fault`;
         `times=None`: every one until `clear_faults()`. `seconds`: the delay of TIMEOUT and
         LATE_APPLY (default `timeout_s`); `answer`: the bytes WRONG_ANSWER sends. Faults apply to
@@ -325,11 +340,19 @@ class PartnerWallet:
         except _Refusal as refusal:
             outcome = _Outcome(refusal.status, refusal.answer)
         with self._lock:
-            self._state.calls.append(RecordedCall(
-                name=name, body=body, headers=headers, status=None if outcome.drop else outcome.status,
-                answer=None if outcome.drop else outcome.answer, at=time.time(), fault=outcome.fault,
-                repeat=outcome.repeat, moved=outcome.moved,
-            ))  # fmt: skip
+            self._state.calls.append(
+                RecordedCall(
+                    name=name,
+                    body=body,
+                    headers=headers,
+                    status=None if outcome.drop else outcome.status,
+                    answer=None if outcome.drop else outcome.answer,
+                    at=time.time(),
+                    fault=outcome.fault,
+                    repeat=outcome.repeat,
+                    moved=outcome.moved,
+                )
+            )
         return outcome
 
     def _authenticate(self, *, name: str, path: str, headers: dict[str, str], body: dict | None, raw: bytes) -> None:
@@ -363,15 +386,21 @@ class PartnerWallet:
     def _apply(self, name: str, body: dict, rule: _Rule | None) -> _Outcome:
         fault = rule.fault if rule else None
         if fault is Fault.ERROR_500:
-            return _Outcome(500, {"code": "server_error", "detail": "the wallet failed (a fault it was told to make)"},
-                            fault=fault)  # fmt: skip
+            return _Outcome(
+                500, {"code": "server_error", "detail": "the wallet failed (a fault it was told to make)"}, fault=fault
+            )
         if fault is Fault.DROP:
             return _Outcome(None, None, fault=fault, drop=True)
         state = self._state
         if name == "balance":
-            return _Outcome(200, {"balance": self._balance_of(body["player"], body["currency"])}, fault=fault,
-                            delay_s=rule.seconds if fault is Fault.TIMEOUT else 0.0, drop=fault is Fault.APPLY_THEN_DROP,
-                            raw=rule.answer if fault is Fault.WRONG_ANSWER else None)  # fmt: skip
+            return _Outcome(
+                200,
+                {"balance": self._balance_of(body["player"], body["currency"])},
+                fault=fault,
+                delay_s=rule.seconds if fault is Fault.TIMEOUT else 0.0,
+                drop=fault is Fault.APPLY_THEN_DROP,
+                raw=rule.answer if fault is Fault.WRONG_ANSWER else None,
+            )
         transaction_id = body["transaction_id"]
         stored = state.transactions.get(transaction_id)
         if stored is not None:
@@ -400,9 +429,16 @@ class PartnerWallet:
     def _debit(self, body: dict) -> _Outcome:
         key = (body["player"], body["currency"])
         if body["transaction_id"] in self._state.rolled_back:
-            return self._store("debit", body, 409, {
-                "code": "transaction_rolled_back", "detail": "this debit was rolled back before it arrived: no money moved",
-            }, 0)  # fmt: skip
+            return self._store(
+                "debit",
+                body,
+                409,
+                {
+                    "code": "transaction_rolled_back",
+                    "detail": "this debit was rolled back before it arrived: no money moved",
+                },
+                0,
+            )
         balance = self._balance_of(*key)
         if body["amount"] > balance:
             return self._store("debit", body, 422, _insufficient(), 0)
@@ -450,8 +486,13 @@ class PartnerWallet:
                 self.set_balance(player=body["player"], currency=body["currency"], amount=body["amount"])
                 return 200, {"balance": self.balance(player=body["player"], currency=body["currency"])}
             if method == "POST" and action == "fail":
-                self.fail(Fault(body["fault"]), calls=body.get("calls"), times=body.get("times", 1),
-                          seconds=body.get("seconds"), answer=body.get("answer", "").encode("utf-8", "surrogateescape"))  # fmt: skip
+                self.fail(
+                    Fault(body["fault"]),
+                    calls=body.get("calls"),
+                    times=body.get("times", 1),
+                    seconds=body.get("seconds"),
+                    answer=body.get("answer", "").encode("utf-8", "surrogateescape"),
+                )
                 return 200, {}
             if method == "POST" and action == "clear":
                 self.clear_faults()
@@ -524,9 +565,15 @@ def _validate(name: str, body: dict) -> None:
 
 def _call_json(call: RecordedCall) -> dict:
     return {
-        "name": call.name, "body": call.body, "status": call.status, "answer": call.answer, "at": call.at,
-        "fault": call.fault.value if call.fault else None, "repeat": call.repeat, "moved": call.moved,
-    }  # fmt: skip
+        "name": call.name,
+        "body": call.body,
+        "status": call.status,
+        "answer": call.answer,
+        "at": call.at,
+        "fault": call.fault.value if call.fault else None,
+        "repeat": call.repeat,
+        "moved": call.moved,
+    }
 
 
 class _Server(ThreadingHTTPServer):
@@ -607,8 +654,12 @@ class RemoteWallet:
     def _call(self, method: str, action: str, body: dict | None = None) -> dict:
         connection = http.client.HTTPConnection(self._host, self._port, timeout=30)
         try:
-            connection.request(method, f"{CONTROL_PATH}/{action}", body=json.dumps(body or {}).encode(),
-                               headers={"Content-Type": "application/json"})  # fmt: skip
+            connection.request(
+                method,
+                f"{CONTROL_PATH}/{action}",
+                body=json.dumps(body or {}).encode(),
+                headers={"Content-Type": "application/json"},
+            )
             response = connection.getresponse()
             answer = json.loads(response.read() or b"{}")
         finally:
@@ -629,11 +680,26 @@ class RemoteWallet:
     def set_balance(self, *, player: str, currency: str, amount: int) -> None:
         self._call("POST", "balance", {"player": player, "currency": currency, "amount": amount})
 
-    def fail(self, fault: Fault, *, calls: Iterable[str] | None = None, times: int | None = 1,
-             seconds: float | None = None, answer: bytes = b"") -> None:  # fmt: skip
-        self._call("POST", "fail", {"fault": fault.value, "calls": None if calls is None else sorted(calls),
-                                    "times": times, "seconds": seconds,
-                                    "answer": answer.decode("utf-8", "surrogateescape")})  # fmt: skip
+    def fail(
+        self,
+        fault: Fault,
+        *,
+        calls: Iterable[str] | None = None,
+        times: int | None = 1,
+        seconds: float | None = None,
+        answer: bytes = b"",
+    ) -> None:
+        self._call(
+            "POST",
+            "fail",
+            {
+                "fault": fault.value,
+                "calls": None if calls is None else sorted(calls),
+                "times": times,
+                "seconds": seconds,
+                "answer": answer.decode("utf-8", "surrogateescape"),
+            },
+        )
 
     def clear_faults(self) -> None:
         self._call("POST", "clear")
@@ -650,8 +716,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--latency-ms", type=float, default=0.0, help="added before each call is handled")
     parser.add_argument("--initial-balance", type=int, default=0, help="the balance of a player seen first")
     args = parser.parse_args(argv)
-    wallet = PartnerWallet(secret=args.secret, latency_s=args.latency_ms / 1000, initial_balance=args.initial_balance,
-                           port=args.port, host=args.host).start()  # fmt: skip
+    wallet = PartnerWallet(
+        secret=args.secret,
+        latency_s=args.latency_ms / 1000,
+        initial_balance=args.initial_balance,
+        port=args.port,
+        host=args.host,
+    ).start()
     stopped = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stopped.set())

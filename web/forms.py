@@ -11,16 +11,20 @@ def _text(autocomplete: str, **attrs) -> dict:
 
 class SignUpForm(forms.Form):
     username = forms.CharField(
-        label=_("Username"), max_length=150, min_length=3,
+        label=_("Username"),
+        max_length=150,
+        min_length=3,
         widget=forms.TextInput(attrs=_text("username", autofocus=True)),
-    )  # fmt: skip
+    )
     email = forms.EmailField(
         label=_("E-mail (optional)"), required=False, widget=forms.EmailInput(attrs=_text("email"))
     )
     password = forms.CharField(
-        label=_("Password"), strip=False, widget=forms.PasswordInput(attrs=_text("new-password")),
+        label=_("Password"),
+        strip=False,
+        widget=forms.PasswordInput(attrs=_text("new-password")),
         help_text=_("At least 8 characters, not only digits, not a common password."),
-    )  # fmt: skip
+    )
 
     # What a regulated casino asks of everyone who signs up: both required, and recorded with the
     # moment (accounts.services.player_signup). The labels are the template's (they hold a link).
@@ -43,13 +47,16 @@ class SignInForm(forms.Form):
 
 class PasswordChangeForm(forms.Form):
     old_password = forms.CharField(
-        label=_("Current password"), strip=False,
+        label=_("Current password"),
+        strip=False,
         widget=forms.PasswordInput(attrs=_text("current-password", autofocus=True)),
-    )  # fmt: skip
+    )
     new_password = forms.CharField(
-        label=_("New password"), strip=False, widget=forms.PasswordInput(attrs=_text("new-password")),
+        label=_("New password"),
+        strip=False,
+        widget=forms.PasswordInput(attrs=_text("new-password")),
         help_text=_("At least 8 characters and hard to guess: a few uncommon words work well."),
-    )  # fmt: skip
+    )
     new_password_again = forms.CharField(
         label=_("New password, again"), strip=False, widget=forms.PasswordInput(attrs=_text("new-password"))
     )

@@ -92,15 +92,28 @@ def _session_of(session_id: str) -> GameSession:
     return session
 
 
-def _page(request, session: GameSession, template: str, context: dict, *, credential: str | None = None,
-          path: str | None = None):  # fmt: skip
+def _page(
+    request,
+    session: GameSession,
+    template: str,
+    context: dict,
+    *,
+    credential: str | None = None,
+    path: str | None = None,
+):
     language = _language(session, request)
     reason = game_session_end_reason(session)
     game = {**_game(session, language=language), "path": path or request.path}
     if reason is not None:
-        response = render(request, "web/game_ended.html", {
-            "game": game, "base": "web/game_base.html", "ended_text": game_session_end_text(reason),
-        })  # fmt: skip
+        response = render(
+            request,
+            "web/game_ended.html",
+            {
+                "game": game,
+                "base": "web/game_base.html",
+                "ended_text": game_session_end_text(reason),
+            },
+        )
         return _framed(response, session)
     context = {**context, "game": game, "base": "web/game_base.html", "credential": credential}
     return _framed(render(request, template, context), session)
@@ -136,9 +149,14 @@ def launch(request, token: str):
     except LaunchGone as gone:
         session = gone.session
         _language(session, request)
-        response = render(request, "web/game_gone.html", {
-            "lobby_url": session.lobby_url if session is not None else "",
-        }, status=410)  # fmt: skip
+        response = render(
+            request,
+            "web/game_gone.html",
+            {
+                "lobby_url": session.lobby_url if session is not None else "",
+            },
+            status=410,
+        )
         return _framed(response, session)
     session_start(player=session.player)  # the reality check counts from here, as from a sign-in
     table = table_get_open(table_id=session.table_id) if session.table_id else None
@@ -206,8 +224,12 @@ def end(request, session_id: str):
         return _framed(JsonResponse({"active": False}, status=401), None)
     game_session_end(session=session, reason=GameSessionEnd.PLAYER, actor=Actor.player(session.player))
     _language(session, request)
-    return _framed(JsonResponse({"active": False, "reason": session.ended_reason,
-                                 "detail": game_session_end_text(session.ended_reason)}), session)  # fmt: skip
+    return _framed(
+        JsonResponse(
+            {"active": False, "reason": session.ended_reason, "detail": game_session_end_text(session.ended_reason)}
+        ),
+        session,
+    )
 
 
 _catalog = JavaScriptCatalog.as_view(packages=["web"])

@@ -101,10 +101,13 @@ def signup(request):
     if request.method == "POST" and form.is_valid():
         try:
             player = player_signup(
-                username=form.cleaned_data["username"], password=form.cleaned_data["password"],
-                email=form.cleaned_data["email"], request=request,
-                age_confirmed=form.cleaned_data["age_confirmed"], terms_accepted=form.cleaned_data["terms_accepted"],
-            )  # fmt: skip
+                username=form.cleaned_data["username"],
+                password=form.cleaned_data["password"],
+                email=form.cleaned_data["email"],
+                request=request,
+                age_confirmed=form.cleaned_data["age_confirmed"],
+                terms_accepted=form.cleaned_data["terms_accepted"],
+            )
         except ServiceError as error:
             form.add_error(None, error.detail)
             status = 429 if isinstance(error, TooManyAttempts) else 200
@@ -113,16 +116,29 @@ def signup(request):
             session_start(player=player)
             messages.success(request, _("Welcome, %(name)s. Your wallet is open.") % {"name": player.user.username})
             return redirect(_safe_next(request, reverse("web:wallet")))
-    return render(request, "web/signup.html", {
-        "form": form, "next": _safe_next(request, ""), "minimum_age": settings.MINIMUM_AGE,
-    }, status=status)  # fmt: skip
+    return render(
+        request,
+        "web/signup.html",
+        {
+            "form": form,
+            "next": _safe_next(request, ""),
+            "minimum_age": settings.MINIMUM_AGE,
+        },
+        status=status,
+    )
 
 
 def terms(request):
     """The terms of play a player accepts at sign-up (their version is recorded with the acceptance)."""
-    return render(request, "web/terms.html", {
-        "minimum_age": settings.MINIMUM_AGE, "version": TERMS_VERSION, "play_money": settings.PLAY_MONEY,
-    })  # fmt: skip
+    return render(
+        request,
+        "web/terms.html",
+        {
+            "minimum_age": settings.MINIMUM_AGE,
+            "version": TERMS_VERSION,
+            "play_money": settings.PLAY_MONEY,
+        },
+    )
 
 
 def signin(request):
@@ -148,8 +164,13 @@ def signin(request):
 
 
 def _remember_language(response, language: str):
-    response.set_cookie(settings.LANGUAGE_COOKIE_NAME, language, max_age=365 * 24 * 3600, samesite="Lax",
-                        secure=settings.SESSION_COOKIE_SECURE)  # fmt: skip
+    response.set_cookie(
+        settings.LANGUAGE_COOKIE_NAME,
+        language,
+        max_age=365 * 24 * 3600,
+        samesite="Lax",
+        secure=settings.SESSION_COOKIE_SECURE,
+    )
     return response
 
 
@@ -184,10 +205,17 @@ def wallet(request):
     player = request.player
     wallet_account, _in_play = player_accounts_open(player=player)
     lines = Paginator(account_lines(account=wallet_account), 25).get_page(request.GET.get("page"))
-    return render(request, "web/wallet.html", {
-        "summary": player_wallet_summary(player=player), "lines": lines,
-        "play_money": settings.PLAY_MONEY, "top_ups": PLAY_MONEY_TOP_UPS, "top_up_key": uuid.uuid4().hex,
-    })  # fmt: skip
+    return render(
+        request,
+        "web/wallet.html",
+        {
+            "summary": player_wallet_summary(player=player),
+            "lines": lines,
+            "play_money": settings.PLAY_MONEY,
+            "top_ups": PLAY_MONEY_TOP_UPS,
+            "top_up_key": uuid.uuid4().hex,
+        },
+    )
 
 
 @player_required
@@ -198,9 +226,12 @@ def password_change(request):
     status = 200
     if request.method == "POST" and form.is_valid():
         try:
-            player_password_change(request=request, player=request.player,
-                                   old_password=form.cleaned_data["old_password"],
-                                   new_password=form.cleaned_data["new_password"])  # fmt: skip
+            player_password_change(
+                request=request,
+                player=request.player,
+                old_password=form.cleaned_data["old_password"],
+                new_password=form.cleaned_data["new_password"],
+            )
         except ServiceError as error:
             form.add_error(None, error.detail)
             status = 429 if isinstance(error, TooManyAttempts) else 200
@@ -241,14 +272,18 @@ def table_play(request, table_id: int):
     rounds_decide_overdue_for_player(player=request.player)  # past its deadline, a decision is the house's
     pending = round_awaiting_decision_id(player=request.player, table=table)
     chips = chip_values(min_bet=table.min_bet, max_bet=table.max_bet, bet_step=table.bet_step)
-    return render(request, "web/table.html", {
-        "table": table,
-        "house_edge": table_house_edge(table=table),
-        "table_json": {**wire(table_representation(table)), "chips": chips},
-        "pending_round": str(pending) if pending else None,
-        "summary": player_wallet_summary(player=request.player),
-        "decides": "surrender" if request.player.is_seamless else table.house_rule,  # a tie left undecided
-    })  # fmt: skip
+    return render(
+        request,
+        "web/table.html",
+        {
+            "table": table,
+            "house_edge": table_house_edge(table=table),
+            "table_json": {**wire(table_representation(table)), "chips": chips},
+            "pending_round": str(pending) if pending else None,
+            "summary": player_wallet_summary(player=request.player),
+            "decides": "surrender" if request.player.is_seamless else table.house_rule,  # a tie left undecided
+        },
+    )
 
 
 @player_required
@@ -300,9 +335,17 @@ PRESET_DESCRIPTIONS = {
 # A value of each option of the War games form that differs from every preset's fixed one: the
 # engine refuses it for a preset exactly when the preset does not let a player change that option.
 OPTION_PROBES = {
-    "down": 2, "war_participants": "tied", "gather": "winner", "out_of_cards": "lose", "max_battles": 500,
-    "on_limit": "count", "jokers": True, "split_jokers": True, "tie": "down_up", "objective": "drunkard",
-}  # fmt: skip
+    "down": 2,
+    "war_participants": "tied",
+    "gather": "winner",
+    "out_of_cards": "lose",
+    "max_battles": 500,
+    "on_limit": "count",
+    "jokers": True,
+    "split_jokers": True,
+    "tie": "down_up",
+    "objective": "drunkard",
+}
 
 
 def _adjustable_options(preset: str) -> list[str]:
@@ -319,24 +362,31 @@ def _adjustable_options(preset: str) -> list[str]:
 
 def war(request):
     presets = [
-        {**wire(p), "title": str(PRESET_NAMES.get(p.name, p.name)),
-         "description": str(PRESET_DESCRIPTIONS.get(p.name, p.description)),
-         "options": _adjustable_options(p.name)}
+        {
+            **wire(p),
+            "title": str(PRESET_NAMES.get(p.name, p.name)),
+            "description": str(PRESET_DESCRIPTIONS.get(p.name, p.description)),
+            "options": _adjustable_options(p.name),
+        }
         for p in war_presets()
-    ]  # fmt: skip
+    ]
     return render(request, "web/war.html", {"presets_json": presets})
 
 
 @player_required
 def protection(request):
     summary = protection_summary(player=request.player)
-    return render(request, "web/protection.html", {
-        "summary": summary,
-        "session_minutes": summary.session.elapsed_s // 60,
-        "currency": request.player.currency,
-        "timeout_days": (1, 3, 7, 14, 30, 42),
-        "reality_minutes": (0, 15, 30, 60, 120),
-    })  # fmt: skip
+    return render(
+        request,
+        "web/protection.html",
+        {
+            "summary": summary,
+            "session_minutes": summary.session.elapsed_s // 60,
+            "currency": request.player.currency,
+            "timeout_days": (1, 3, 7, 14, 30, 42),
+            "reality_minutes": (0, 15, 30, 60, 120),
+        },
+    )
 
 
 @require_POST

@@ -67,11 +67,16 @@ class BetView(APIView):
                     balance = wallet.balance
                 body = {"id": bet.pk, "stake": stake, "payout": payout, "balance": balance}
                 if "audit" in G:
-                    AuditEvent.objects.create(actor=f"user:{request.user.pk}", action="bet.place", target=str(bet.pk),
-                                              data={"stake": stake, "payout": payout})  # fmt: skip
+                    AuditEvent.objects.create(
+                        actor=f"user:{request.user.pk}",
+                        action="bet.place",
+                        target=str(bet.pk),
+                        data={"stake": stake, "payout": payout},
+                    )
                 if "idempotency" in G:  # a twin waits on the unique index, then replays below
-                    IdempotencyRecord.objects.create(user=request.user, key=key, response=body,
-                                                     request_hash=hashlib.sha256(request.body).hexdigest())  # fmt: skip
+                    IdempotencyRecord.objects.create(
+                        user=request.user, key=key, response=body, request_hash=hashlib.sha256(request.body).hexdigest()
+                    )
         except IntegrityError:
             record = IdempotencyRecord.objects.get(user=request.user, key=key)
             if record.request_hash != hashlib.sha256(request.body).hexdigest():

@@ -31,12 +31,14 @@ from core.shapes import schema_of
 
 class GameSessionCreateSerializer(serializers.Serializer):
     table = TableIdField(required=False, help_text="An open table's id; without it the player lands in the lobby.")
-    language = StrictChoiceField(choices=sorted(LANGUAGES), required=False,
-                                 help_text="The page's language; default: the player's.")  # fmt: skip
+    language = StrictChoiceField(
+        choices=sorted(LANGUAGES), required=False, help_text="The page's language; default: the player's."
+    )
     lobby_url = PrintableTextField(
-        required=False, max_length=2000,
+        required=False,
+        max_length=2000,
         help_text='Where "back to the casino" leads: an https URL (http with OUTBOUND_ALLOW_PRIVATE=true).',
-    )  # fmt: skip
+    )
 
 
 def _table_or_refuse(table_id: int | None, *, currency: str | None) -> Table | None:
@@ -68,9 +70,12 @@ class GameSessionListView(APIView):
         player = request.player
         table = _table_or_refuse(shape.get("table"), currency=player.currency)
         session, launch = game_session_create(
-            partner=request.auth, player=player, table_id=table.pk if table else None,
-            language=shape.get("language"), lobby_url=shape.get("lobby_url", ""),
-        )  # fmt: skip
+            partner=request.auth,
+            player=player,
+            table_id=table.pk if table else None,
+            language=shape.get("language"),
+            lobby_url=shape.get("lobby_url", ""),
+        )
         return _launched(request, session, launch)
 
 
@@ -101,9 +106,12 @@ class DemoSessionListView(PartnerOnly):
         shape = validated(GameSessionCreateSerializer, request.data)
         table = _table_or_refuse(shape.get("table"), currency=None)
         session, launch = game_session_demo_create(
-            partner=request.auth, currency=table.currency if table else "EUR", table_id=table.pk if table else None,
-            language=shape.get("language"), lobby_url=shape.get("lobby_url", ""),
-        )  # fmt: skip
+            partner=request.auth,
+            currency=table.currency if table else "EUR",
+            table_id=table.pk if table else None,
+            language=shape.get("language"),
+            lobby_url=shape.get("lobby_url", ""),
+        )
         return _launched(request, session, launch)
 
 

@@ -71,27 +71,35 @@ class MatchView(APIView):
             throttles_charge(self.request, self, played)
         return super().handle_exception(exc)
 
-    def match_page(self, match: Match, replay: MatchReplay, *, replays: int = 1, offset: int = 0,
-                   limit: int = MATCH_PAGE_BATTLES) -> MatchShape:  # fmt: skip
+    def match_page(
+        self, match: Match, replay: MatchReplay, *, replays: int = 1, offset: int = 0, limit: int = MATCH_PAGE_BATTLES
+    ) -> MatchShape:
         """One page of the replayed match; the battles played for it charged to the caller's budgets."""
         throttles_charge(self.request, self, replays * max(len(replay.battles), 1) + replay.discarded)
         path = reverse("api:match", kwargs={"match_id": str(match.id)})
         return match_representation(
-            match, replay, offset=offset, limit=limit,
+            match,
+            replay,
+            offset=offset,
+            limit=limit,
             page_url=lambda following: self.request.build_absolute_uri(f"{path}?offset={following}&limit={limit}"),
-        )  # fmt: skip
+        )
 
 
 PAGE_PARAMETERS = [
     OpenApiParameter(
-        "offset", {"type": "integer", "minimum": 0, "maximum": MAX_PAGE_OFFSET}, OpenApiParameter.QUERY,
+        "offset",
+        {"type": "integer", "minimum": 0, "maximum": MAX_PAGE_OFFSET},
+        OpenApiParameter.QUERY,
         description="The battles (and their events) to skip.",
     ),
     OpenApiParameter(
-        "limit", {"type": "integer", "minimum": 1, "maximum": MATCH_PAGE_MAX}, OpenApiParameter.QUERY,
+        "limit",
+        {"type": "integer", "minimum": 1, "maximum": MATCH_PAGE_MAX},
+        OpenApiParameter.QUERY,
         description=f"Battles per answer, with their events (default {MATCH_PAGE_BATTLES}).",
     ),
-]  # fmt: skip
+]
 
 
 class WarPresetListView(APIView):
@@ -118,9 +126,10 @@ class MatchListView(MatchView):
 
 class MatchDetailView(MatchView):
     @extend_schema(
-        parameters=PAGE_PARAMETERS, responses={200: schema_of(MatchShape), **problems(400, 401, 403, 404, 409, 429)},
+        parameters=PAGE_PARAMETERS,
+        responses={200: schema_of(MatchShape), **problems(400, 401, 403, 404, 409, 429)},
         summary="A match, replayed: a page of its battles and their events",
-    )  # fmt: skip
+    )
     def get(self, request, match_id):
         offset = query_whole_number(request, "offset", low=0, high=MAX_PAGE_OFFSET, default=0)
         limit = query_whole_number(request, "limit", low=1, high=MATCH_PAGE_MAX, default=MATCH_PAGE_BATTLES)
@@ -136,6 +145,7 @@ class MatchDecisionView(MatchView):
     )
     def post(self, request, match_id):
         shape = validated(MatchDecisionSerializer, request.data)
-        match, replay = match_decide(match=self.get_match(match_id), steal=shape.get("steal", ...),
-                                     top=shape.get("top", ...))  # fmt: skip
+        match, replay = match_decide(
+            match=self.get_match(match_id), steal=shape.get("steal", ...), top=shape.get("top", ...)
+        )
         return answer(self.match_page(match, replay, replays=2))  # the position, then the move

@@ -49,19 +49,24 @@ class RoundListView(APIView):
         bets = {"table_id": shape["table"], "main_bet": shape["main_bet"], "tie_bet": shape["tie_bet"]}
         if player.is_seamless:  # the stake is debited from the partner's wallet first (casino/services/seamless.py)
             return idempotent_around_call(
-                request, scope=actor.scope,
-                call=lambda key, request_hash: seamless_stake_debit(player=player, scope=actor.scope, key=key,
-                                                                    request_hash=request_hash, **bets),
-                work=lambda debit: (201, round_representation(
-                    seamless_round_place(debit=debit, player=player, actor=actor, **bets))),
+                request,
+                scope=actor.scope,
+                call=lambda key, request_hash: seamless_stake_debit(
+                    player=player, scope=actor.scope, key=key, request_hash=request_hash, **bets
+                ),
+                work=lambda debit: (
+                    201,
+                    round_representation(seamless_round_place(debit=debit, player=player, actor=actor, **bets)),
+                ),
                 on_refusal=lambda debit, error: seamless_debit_unused(debit=debit, error=error),
-            )  # fmt: skip
+            )
 
         return idempotent_folded(  # the key's claim and stored response ride in the round's own two statements
-            request, scope=actor.scope, work=lambda request_key: round_place(player=player, actor=actor,
-                                                                            request_key=request_key, **bets),
+            request,
+            scope=actor.scope,
+            work=lambda request_key: round_place(player=player, actor=actor, request_key=request_key, **bets),
             respond=lambda round_: (201, round_representation(round_)),
-        )  # fmt: skip
+        )
 
 
 class RoundDetailView(APIView):
@@ -89,12 +94,17 @@ class RoundDecisionView(APIView):
         rounds_decide_overdue_for_player(player=player)  # a decision after the deadline comes too late
         if player.is_seamless and action == "war":  # the raise is debited from the partner's wallet first
             return idempotent_around_call(
-                request, scope=actor.scope,
+                request,
+                scope=actor.scope,
                 call=lambda key, request_hash: seamless_raise_debit(player=player, round_id=round_id),
-                work=lambda debit: (200, round_representation(
-                    seamless_round_go_to_war(debit=debit, player=player, round_id=round_id, actor=actor))),
+                work=lambda debit: (
+                    200,
+                    round_representation(
+                        seamless_round_go_to_war(debit=debit, player=player, round_id=round_id, actor=actor)
+                    ),
+                ),
                 on_refusal=lambda debit, error: seamless_debit_unused(debit=debit, error=error),
-            )  # fmt: skip
+            )
 
         def work():
             round_ = round_decide(player=player, round_id=round_id, action=action, actor=actor)

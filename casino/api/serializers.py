@@ -85,5 +85,3 @@ class MatchDecisionSerializer(serializers.Serializer):
         required=False, allow_null=True, min_value=0, help_text="the seat to steal from, or null"
     )
     top = StrictIntegerField(required=False, min_value=0, help_text="index of the won card to lay on top")
-
-

@@ -78,10 +78,14 @@ class CasinoWarRules:
     def as_json(self) -> dict:
         """The rules as JSON values; `CasinoWarRules(**rules.as_json())` is the same rules."""
         return {
-            "decks": self.decks, "burn": self.burn, "tie_pays": self.tie_pays,
-            "tie_after_tie_bonus": self.tie_after_tie_bonus, "shuffle": self.shuffle.value,
-            "penetration": self.penetration, "house_rule": self.house_rule.value,
-        }  # fmt: skip
+            "decks": self.decks,
+            "burn": self.burn,
+            "tie_pays": self.tie_pays,
+            "tie_after_tie_bonus": self.tie_after_tie_bonus,
+            "shuffle": self.shuffle.value,
+            "penetration": self.penetration,
+            "house_rule": self.house_rule.value,
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -205,8 +205,22 @@ def _copy(buf, head, size, tbuf, thead, tsize, n_seats):
 
 
 @njit(cache=True)
-def _play(deal, deal_len, n_seats, ranks, down, tied_only, lose_rule, gather_winner, lowest, max_battles,
-          count_on_limit, detect_cycles, work, out):  # fmt: skip
+def _play(
+    deal,
+    deal_len,
+    n_seats,
+    ranks,
+    down,
+    tied_only,
+    lose_rule,
+    gather_winner,
+    lowest,
+    max_battles,
+    count_on_limit,
+    detect_cycles,
+    work,
+    out,
+):
     """Play one game; `out` = [winner, reason, battles, wars, double_wars, count0..count3]."""
     buf = np.zeros((4, CAP), np.int16)
     head = np.zeros(4, np.int32)
@@ -236,8 +250,9 @@ def _play(deal, deal_len, n_seats, ranks, down, tied_only, lose_rule, gather_win
     doubles = 0
     while True:
         n += 1
-        status, _winner, steps = _battle(buf, head, size, n_seats, ranks, down, tied_only, lose_rule, gather_winner,
-                                        lowest, work)  # fmt: skip
+        status, _winner, steps = _battle(
+            buf, head, size, n_seats, ranks, down, tied_only, lose_rule, gather_winner, lowest, work
+        )
         if steps >= 1:
             wars += 1
         if steps >= 2:
@@ -288,15 +303,17 @@ def _play(deal, deal_len, n_seats, ranks, down, tied_only, lose_rule, gather_win
     wars = 0
     doubles = 0
     for _ in range(lam):
-        _status, _winner, steps = _battle(buf, head, size, n_seats, ranks, down, tied_only, lose_rule, gather_winner,
-                                        lowest, work)  # fmt: skip
+        _status, _winner, steps = _battle(
+            buf, head, size, n_seats, ranks, down, tied_only, lose_rule, gather_winner, lowest, work
+        )
         wars += steps >= 1
         doubles += steps >= 2
     mu = 0
     while not _same(buf, head, size, tbuf, thead, tsize, n_seats):
         _battle(tbuf, thead, tsize, n_seats, ranks, down, tied_only, lose_rule, gather_winner, lowest, work)
-        _status, _winner, steps = _battle(buf, head, size, n_seats, ranks, down, tied_only, lose_rule, gather_winner,
-                                        lowest, work)  # fmt: skip
+        _status, _winner, steps = _battle(
+            buf, head, size, n_seats, ranks, down, tied_only, lose_rule, gather_winner, lowest, work
+        )
         wars += steps >= 1
         doubles += steps >= 2
         mu += 1
@@ -306,18 +323,49 @@ def _play(deal, deal_len, n_seats, ranks, down, tied_only, lose_rule, gather_win
 
 
 @njit(cache=True)
-def _play_many(deals, deal_lens, n_seats, ranks, down, tied_only, lose_rule, gather_winner, lowest, max_battles,
-               count_on_limit, detect_cycles):  # fmt: skip
+def _play_many(
+    deals,
+    deal_lens,
+    n_seats,
+    ranks,
+    down,
+    tied_only,
+    lose_rule,
+    gather_winner,
+    lowest,
+    max_battles,
+    count_on_limit,
+    detect_cycles,
+):
     games = deals.shape[0]
     results = np.zeros((games, 9), np.int64)
     work = (
-        np.zeros((4, CAP), np.int16), np.zeros(4, np.int32), np.zeros(4, np.int16), np.zeros(4, np.int32),
-        np.zeros(4, np.int32), np.zeros(4, np.int32), np.zeros(4, np.int32),
-    )  # fmt: skip
+        np.zeros((4, CAP), np.int16),
+        np.zeros(4, np.int32),
+        np.zeros(4, np.int16),
+        np.zeros(4, np.int32),
+        np.zeros(4, np.int32),
+        np.zeros(4, np.int32),
+        np.zeros(4, np.int32),
+    )
     out = np.zeros(9, np.int64)
     for g in range(games):
-        _play(deals[g], deal_lens[g], n_seats, ranks, down, tied_only, lose_rule, gather_winner, lowest, max_battles,
-              count_on_limit, detect_cycles, work, out)  # fmt: skip
+        _play(
+            deals[g],
+            deal_lens[g],
+            n_seats,
+            ranks,
+            down,
+            tied_only,
+            lose_rule,
+            gather_winner,
+            lowest,
+            max_battles,
+            count_on_limit,
+            detect_cycles,
+            work,
+            out,
+        )
         results[g, :] = out
     return results
 
@@ -339,7 +387,16 @@ def play_many(rules: WarRules, deals: list[list[list[int]]]) -> np.ndarray:
             array[g, s, : len(stock)] = stock
             lens[g, s] = len(stock)
     return _play_many(
-        array, lens, n_seats, RANKS, rules.down, rules.war_participants is Participants.TIED,
-        rules.out_of_cards is OutOfCards.LOSE, rules.gather is Gather.WINNER, rules.lowest_wins,
-        rules.max_battles or 0, rules.on_limit is OnLimit.COUNT, rules.detects_cycles,
-    )  # fmt: skip
+        array,
+        lens,
+        n_seats,
+        RANKS,
+        rules.down,
+        rules.war_participants is Participants.TIED,
+        rules.out_of_cards is OutOfCards.LOSE,
+        rules.gather is Gather.WINNER,
+        rules.lowest_wins,
+        rules.max_battles or 0,
+        rules.on_limit is OnLimit.COUNT,
+        rules.detects_cycles,
+    )

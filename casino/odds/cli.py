@@ -21,8 +21,14 @@ def _progress(total: int, label: str, quiet: bool):
     """A progress bar on standard error for long runs (silent with --quiet or when not a terminal)."""
     from tqdm import tqdm
 
-    return tqdm(range(total), desc=label, unit=" games" if "war" in label else " rounds", file=sys.stderr,
-                disable=quiet or not sys.stderr.isatty(), mininterval=0.5)  # fmt: skip
+    return tqdm(
+        range(total),
+        desc=label,
+        unit=" games" if "war" in label else " rounds",
+        file=sys.stderr,
+        disable=quiet or not sys.stderr.isatty(),
+        mininterval=0.5,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,8 +60,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.job == "war-stats":
         from casino.odds.war_stats import length_histogram_svg, simulate
 
-        stats = simulate(args.preset, json.loads(args.options), games=args.games, seed=args.seed, bulk=args.bulk,
-                         progress=_progress(args.games, f"war-stats {args.preset}", args.quiet))  # fmt: skip
+        stats = simulate(
+            args.preset,
+            json.loads(args.options),
+            games=args.games,
+            seed=args.seed,
+            bulk=args.bulk,
+            progress=_progress(args.games, f"war-stats {args.preset}", args.quiet),
+        )
         if args.svg:
             with open(args.svg, "w") as handle:
                 handle.write(length_histogram_svg(stats))

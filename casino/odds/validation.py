@@ -38,9 +38,14 @@ def seed_bytes(seed: str) -> bytes:
 
 
 def validate(
-    *, rounds: int, seed: str = "validation", decks: int = 6, tie_pays: int = 10, bonus: bool = False,
+    *,
+    rounds: int,
+    seed: str = "validation",
+    decks: int = 6,
+    tie_pays: int = 10,
+    bonus: bool = False,
     progress: Iterable[int] | None = None,
-) -> list[BetCheck]:  # fmt: skip
+) -> list[BetCheck]:
     """Three bets per round: the main bet played to war, the main bet surrendered, and the tie bet
     (each round deals once; the two main-bet strategies see the same first cards)."""
     rules = CasinoWarRules(decks=decks, tie_pays=tie_pays, tie_after_tie_bonus=bonus, burn=3)

@@ -36,10 +36,12 @@ class VariantStats:
     def add(self, game) -> None:
         result = game.result
         self.add_summary(
-            winner=result.winner, reason=result.reason, battles=result.battles,
+            winner=result.winner,
+            reason=result.reason,
+            battles=result.battles,
             wars=sum(1 for b in game.battles if b.war_steps >= 1),
             double_wars=sum(1 for b in game.battles if b.war_steps >= 2),
-        )  # fmt: skip
+        )
 
     def add_summary(self, *, winner: int | None, reason: Reason, battles: int, wars: int, double_wars: int) -> None:
         self.games += 1
@@ -81,9 +83,14 @@ class VariantStats:
 
 
 def simulate(
-    preset: str, options: dict[str, Any] | None = None, *, games: int, seed: str = "war-stats",
-    progress: Iterable[int] | None = None, bulk: bool = False,
-) -> VariantStats:  # fmt: skip
+    preset: str,
+    options: dict[str, Any] | None = None,
+    *,
+    games: int,
+    seed: str = "war-stats",
+    progress: Iterable[int] | None = None,
+    bulk: bool = False,
+) -> VariantStats:
     """`bulk=True` plays the games on the compiled bulk path (same results, deal for deal) where
     the variant allows it (the common model with seat or winner gathering)."""
     rules = build_rules(preset, options or {})
@@ -97,9 +104,12 @@ def simulate(
             deals = [seeded_deal(rules, HmacStream(key, preset, nonce)) for nonce in nonces]
             for row in play_many(rules, deals):
                 stats.add_summary(
-                    winner=None if row[0] < 0 else int(row[0]), reason=Reason(REASONS[row[1]]), battles=int(row[2]),
-                    wars=int(row[3]), double_wars=int(row[4]),
-                )  # fmt: skip
+                    winner=None if row[0] < 0 else int(row[0]),
+                    reason=Reason(REASONS[row[1]]),
+                    battles=int(row[2]),
+                    wars=int(row[3]),
+                    double_wars=int(row[4]),
+                )
             return stats
     for nonce in nonces:
         stream = HmacStream(key, preset, nonce)
@@ -132,8 +142,10 @@ def length_histogram_svg(stats: VariantStats, *, width: int = 560, height: int =
     for power in range(math.floor(low), math.ceil(high) + 1):
         if low <= power <= high:
             x = left + (power - low) / span * plot_w
-            ticks.append(f'<line x1="{x:.1f}" y1="{top + plot_h}" x2="{x:.1f}" y2="{top + plot_h + 4}" stroke="#333"/>'
-                         f'<text x="{x:.1f}" y="{top + plot_h + 16}" font-size="11" text-anchor="middle">{10 ** power:,}</text>')  # fmt: skip
+            ticks.append(
+                f'<line x1="{x:.1f}" y1="{top + plot_h}" x2="{x:.1f}" y2="{top + plot_h + 4}" stroke="#333"/>'
+                f'<text x="{x:.1f}" y="{top + plot_h + 16}" font-size="11" text-anchor="middle">{10**power:,}</text>'
+            )
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" role="img" aria-label="{title}">'
         f'<rect width="100%" height="100%" fill="#fff"/>'

@@ -67,8 +67,18 @@ def seed_pair_active(*, player: Player, lock: bool = False) -> SeedPair:
 def seed_pair_take_nonce(*, player: Player) -> tuple[SeedPair, int]:
     """The player's active pair and the nonce of its next round, counted up in one statement that
     also takes the pair's row lock until the end of the transaction (one round per nonce)."""
-    columns = ("id", "player_id", "server_seed", "server_seed_hash", "client_seed", "next_nonce", "active",
-               "created_at", "revealed_at", "next_server_seed")  # fmt: skip
+    columns = (
+        "id",
+        "player_id",
+        "server_seed",
+        "server_seed_hash",
+        "client_seed",
+        "next_nonce",
+        "active",
+        "created_at",
+        "revealed_at",
+        "next_server_seed",
+    )
     for _ in range(2):
         with connection.cursor() as cursor:
             cursor.execute(
@@ -102,8 +112,13 @@ def seed_pair_rotate(*, player: Player, client_seed: str | None, actor: Actor) -
         current.save(update_fields=["active", "revealed_at", "next_server_seed"])
         new = seed_pair_create(player=player, client_seed=client_seed or current.client_seed, server_seed=committed)
         audit_record(
-            actor_type=actor.type, actor_id=actor.id, action="seed.rotated", obj_type="player", obj_id=player.pk,
-            revealed_hash=current.server_seed_hash, new_hash=new.server_seed_hash,
+            actor_type=actor.type,
+            actor_id=actor.id,
+            action="seed.rotated",
+            obj_type="player",
+            obj_id=player.pk,
+            revealed_hash=current.server_seed_hash,
+            new_hash=new.server_seed_hash,
             next_hash=server_seed_hash(new.next_server_seed),
-        )  # fmt: skip
+        )
     return new

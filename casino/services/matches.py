@@ -109,9 +109,14 @@ def _replayed(match: Match) -> MatchReplay:
 
 
 def match_start(
-    *, player: Player | None, preset: str, options: dict | None = None, client_seed: str = "",
-    server_seed: str | None = None, human_seat: int | None = None,
-) -> tuple[Match, MatchReplay]:  # fmt: skip
+    *,
+    player: Player | None,
+    preset: str,
+    options: dict | None = None,
+    client_seed: str = "",
+    server_seed: str | None = None,
+    human_seat: int | None = None,
+) -> tuple[Match, MatchReplay]:
     """Deal a new match. Without `server_seed` one is drawn from `secrets` (again, up to SEED_DRAWS
     times, while its deal would not end within MAX_BATTLES_LIMIT battles) and only its hash is
     shown until the match ends; with `human_seat` (Steal War) the person at that seat makes its
@@ -144,9 +149,15 @@ def match_start(
     discarded = 0
     for _draw in range(SEED_DRAWS if drawn else 1):
         match = Match(
-            player=player, preset=preset, options=options, server_seed=server_seed.lower(),
-            server_seed_hash=seed_hash, client_seed=client_seed, human_seat=human_seat, created_at=clock.now(),
-        )  # fmt: skip
+            player=player,
+            preset=preset,
+            options=options,
+            server_seed=server_seed.lower(),
+            server_seed_hash=seed_hash,
+            client_seed=client_seed,
+            human_seat=human_seat,
+            created_at=clock.now(),
+        )
         try:
             replay = _replayed(match)
             break
@@ -160,8 +171,14 @@ def match_start(
     _finish_if_over(match, replay)
     with transaction.atomic():
         match.save(force_insert=True)
-        audit_record(actor_type="player" if player else "anonymous", actor_id=player.pk if player else "",
-                     action="match.start", obj_type="match", obj_id=match.id, preset=preset)  # fmt: skip
+        audit_record(
+            actor_type="player" if player else "anonymous",
+            actor_id=player.pk if player else "",
+            action="match.start",
+            obj_type="match",
+            obj_id=match.id,
+            preset=preset,
+        )
     return match, replay
 
 
@@ -193,9 +210,15 @@ def match_decide(
         replay = match_replay(match)
         _finish_if_over(match, replay)
         match.save(update_fields=["steals", "tops", "status", "finished_at"])
-        audit_record(actor_type="player" if match.player_id else "anonymous", actor_id=match.player_id or "",
-                     action="match.decide", obj_type="match", obj_id=match.id,
-                     steal=None if steal is ... else steal, top=None if top is ... else top)  # fmt: skip
+        audit_record(
+            actor_type="player" if match.player_id else "anonymous",
+            actor_id=match.player_id or "",
+            action="match.decide",
+            obj_type="match",
+            obj_id=match.id,
+            steal=None if steal is ... else steal,
+            top=None if top is ... else top,
+        )
     return match, replay
 
 

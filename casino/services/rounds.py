@@ -88,13 +88,17 @@ def _card_source(*, rules: CasinoWarRules, pair: SeedPair, nonce: int, shoe_nonc
 def _cards_of(round_: Round):
     """The round's card source, replayable at any time."""
     return _card_source(
-        rules=_rules(round_), pair=round_.seed_pair, nonce=round_.nonce, shoe_nonce=round_.shoe_nonce,
+        rules=_rules(round_),
+        pair=round_.seed_pair,
+        nonce=round_.nonce,
+        shoe_nonce=round_.shoe_nonce,
         position=round_.shoe_position,
-    )  # fmt: skip
+    )
 
 
-def _persistent_position(*, player: Player, table: Table, pair: SeedPair, nonce: int,
-                         rules: CasinoWarRules) -> ShoeState:  # fmt: skip
+def _persistent_position(
+    *, player: Player, table: Table, pair: SeedPair, nonce: int, rules: CasinoWarRules
+) -> ShoeState:
     """The player's shoe at this table, reshuffled (from this round's nonce) when the cut card is
     out, the seed pair changed, or the shoe could not finish a war."""
     state = ShoeState.objects.select_for_update().filter(player=player, table=table).first()
@@ -119,8 +123,11 @@ def bet_limits_text(table: Table) -> str:
         return format_money(amount, table.currency)
 
     text = gettext("a main bet at %(table)s is %(low)s to %(high)s in steps of %(step)s") % {
-        "table": table.name, "low": money(table.min_bet), "high": money(table.max_bet), "step": money(table.bet_step),
-    }  # fmt: skip
+        "table": table.name,
+        "low": money(table.min_bet),
+        "high": money(table.max_bet),
+        "step": money(table.bet_step),
+    }
     if table.max_tie_bet:
         text += "; " + gettext("a tie bet is 0 or up to %(high)s in the same steps") % {
             "high": money(table.max_tie_bet)
@@ -156,20 +163,27 @@ def _opened(*, player: Player, table_id: int, at: datetime, request_key: Request
     round makes its seed pair."""
     guard_kinds = [str(kind) for kind in STAKE_GUARD_KINDS]
     if request_key is not None:
-        claimed = sql.round_open_claiming(claim=request_key.claim_params(), player_id=player.pk,
-                                          currency=player.currency, table_id=table_id, guard_kinds=guard_kinds,
-                                          at=at)  # fmt: skip
+        claimed = sql.round_open_claiming(
+            claim=request_key.claim_params(),
+            player_id=player.pk,
+            currency=player.currency,
+            table_id=table_id,
+            guard_kinds=guard_kinds,
+            at=at,
+        )
         request_key.claimed(claimed.claim)
         opened = claimed.opened
     else:
-        opened = sql.round_open(player_id=player.pk, currency=player.currency, table_id=table_id,
-                                guard_kinds=guard_kinds, at=at)  # fmt: skip
+        opened = sql.round_open(
+            player_id=player.pk, currency=player.currency, table_id=table_id, guard_kinds=guard_kinds, at=at
+        )
     if opened is None:
         if table_get(table_pk=table_id) is None:
             raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
         seed_pair_active(player=player)  # the player's first round: make the pair, then lock it
-        opened = sql.round_open(player_id=player.pk, currency=player.currency, table_id=table_id,
-                                guard_kinds=guard_kinds, at=at)  # fmt: skip
+        opened = sql.round_open(
+            player_id=player.pk, currency=player.currency, table_id=table_id, guard_kinds=guard_kinds, at=at
+        )
     return opened
 
 
@@ -183,14 +197,23 @@ def round_stake_check(*, player: Player, table_id: int, main_bet: int, tie_bet: 
         now = clock.now()
         opened = _opened(player=player, table_id=table_id, at=now)
         table = _check_table(opened.table, table_id=table_id, player=player, main=main_bet, tie=tie_bet)
-        protection_check_stake(player=player, amount=main_bet + tie_bet,
-                               guards=(opened.excluded, limits_by_kind_and_period(opened.limits)))  # fmt: skip
+        protection_check_stake(
+            player=player, amount=main_bet + tie_bet, guards=(opened.excluded, limits_by_kind_and_period(opened.limits))
+        )
     return table
 
 
-def round_place(*, player: Player, table_id: int, main_bet: int, tie_bet: int = 0, actor: Actor,
-                round_id: uuid.UUID | None = None, request_key: RequestKey | None = None,
-                before_staking: Callable[[], sql.Funding | None] | None = None) -> Round:  # fmt: skip
+def round_place(
+    *,
+    player: Player,
+    table_id: int,
+    main_bet: int,
+    tie_bet: int = 0,
+    actor: Actor,
+    round_id: uuid.UUID | None = None,
+    request_key: RequestKey | None = None,
+    before_staking: Callable[[], sql.Funding | None] | None = None,
+) -> Round:
     """Place a round of `main_bet` (and `tie_bet`) minor units at the table: deal it, and stake
     the bets from the wallet. Refused by the table (closed, another currency, the bets off its
     limits), the player's protection (limits, exclusion) or the wallet (insufficient funds).
@@ -214,8 +237,9 @@ def round_place(*, player: Player, table_id: int, main_bet: int, tie_bet: int = 
         opened = _opened(player=player, table_id=table_id, at=now, request_key=request_key)
         pair, wallet_id, in_play_id = opened.pair, opened.wallet_id, opened.in_play_id
         table = _check_table(opened.table, table_id=table_id, player=player, main=main, tie=tie)
-        protection_check_stake(player=player, amount=main + tie,
-                               guards=(opened.excluded, limits_by_kind_and_period(opened.limits)))  # fmt: skip
+        protection_check_stake(
+            player=player, amount=main + tie, guards=(opened.excluded, limits_by_kind_and_period(opened.limits))
+        )
         funding = before_staking() if before_staking is not None else None
         rules = table.rules
         nonce = pair.next_nonce
@@ -233,11 +257,24 @@ def round_place(*, player: Player, table_id: int, main_bet: int, tie_bet: int = 
             ShoeState.objects.filter(pk=shoe_state.pk).update(position=F("position") + used)
 
         round_ = Round(
-            id=round_id, player=player, table=table, currency=table.currency, rules=rules.as_json(), main_bet=main,
-            tie_bet=tie, player_card=state.player_card.code, dealer_card=state.dealer_card.code, seed_pair=pair,
-            nonce=nonce, shoe_nonce=shoe_nonce, shoe_position=position, placed_by_type=actor.type,
-            placed_by_id=str(actor.id), created_at=now, seamless=player.is_seamless,
-        )  # fmt: skip
+            id=round_id,
+            player=player,
+            table=table,
+            currency=table.currency,
+            rules=rules.as_json(),
+            main_bet=main,
+            tie_bet=tie,
+            player_card=state.player_card.code,
+            dealer_card=state.dealer_card.code,
+            seed_pair=pair,
+            nonce=nonce,
+            shoe_nonce=shoe_nonce,
+            shoe_position=position,
+            placed_by_type=actor.type,
+            placed_by_id=str(actor.id),
+            created_at=now,
+            seamless=player.is_seamless,
+        )
         if state.phase is Phase.RESOLVED:
             _apply_resolution(round_, state, now)
         else:
@@ -247,11 +284,16 @@ def round_place(*, player: Player, table_id: int, main_bet: int, tie_bet: int = 
         pair.next_nonce = nonce + 1  # as the statement leaves it
         try:
             stored = sql.round_place(
-                round_=round_, audit={"main_bet": main, "tie_bet": tie, "nonce": nonce, "status": round_.status},
-                stake_key=f"round:{round_id}:stake", stake_reason="main and tie bets" if tie else "main bet",
-                wallet_id=wallet_id, in_play_id=in_play_id, stake=main + tie,
-                store=request_key.store_params(round_) if request_key is not None else None, funding=funding,
-            )  # fmt: skip
+                round_=round_,
+                audit={"main_bet": main, "tie_bet": tie, "nonce": nonce, "status": round_.status},
+                stake_key=f"round:{round_id}:stake",
+                stake_reason="main and tie bets" if tie else "main bet",
+                wallet_id=wallet_id,
+                in_play_id=in_play_id,
+                stake=main + tie,
+                store=request_key.store_params(round_) if request_key is not None else None,
+                funding=funding,
+            )
         except DatabaseError as exc:
             _raise_refusal(exc)
         if request_key is not None:
@@ -262,8 +304,10 @@ def round_place(*, player: Player, table_id: int, main_bet: int, tie_bet: int = 
                 functools.partial(settlement_enqueue, round_id), what=f"queueing settlement of round {round_id}"
             )
         else:
-            after_commit(functools.partial(round_deadline_enqueue, round_id, round_.decision_deadline),
-                         what=f"queueing the deadline of round {round_id}")  # fmt: skip
+            after_commit(
+                functools.partial(round_deadline_enqueue, round_id, round_.decision_deadline),
+                what=f"queueing the deadline of round {round_id}",
+            )
     return round_
 
 
@@ -274,8 +318,12 @@ def round_deadline_enqueue(round_id: uuid.UUID, deadline: datetime) -> None:
     if current_app.conf.task_always_eager:
         return
     wait = (deadline - timezone.now()).total_seconds()
-    broker_task_send(DECIDE_WHEN_DUE_TASK, args=[str(round_id)], countdown=max(0.0, min(wait, DEADLINE_HOP_S))
-                     + DEADLINE_MARGIN_S, what=f"the deadline of round {round_id}")  # fmt: skip
+    broker_task_send(
+        DECIDE_WHEN_DUE_TASK,
+        args=[str(round_id)],
+        countdown=max(0.0, min(wait, DEADLINE_HOP_S)) + DEADLINE_MARGIN_S,
+        what=f"the deadline of round {round_id}",
+    )
 
 
 def round_decide_when_due(*, round_id: str) -> int:
@@ -348,17 +396,19 @@ def _decision(decided: Round, action: Action, *, wallet_id: int, in_play_id: int
     return sql.Decision(
         round_=decided,
         audit={"decision": action.value, "timed_out": decided.decision_timed_out, "outcome": decided.outcome},
-        raise_key=f"round:{decided.id}:raise" if action is Action.WAR else None, wallet_id=wallet_id,
+        raise_key=f"round:{decided.id}:raise" if action is Action.WAR else None,
+        wallet_id=wallet_id,
         in_play_id=in_play_id,
-    )  # fmt: skip
+    )
 
 
 def _settle_after_commit(round_id: uuid.UUID) -> None:
     after_commit(functools.partial(settlement_enqueue, round_id), what=f"queueing settlement of round {round_id}")
 
 
-def _resolve_decision(round_: Round, action: Action, actor: Actor, *, timed_out: bool, wallet_id: int,
-                      in_play_id: int) -> Round:  # fmt: skip
+def _resolve_decision(
+    round_: Round, action: Action, actor: Actor, *, timed_out: bool, wallet_id: int, in_play_id: int
+) -> Round:
     """Replay the round's cards, take `action` and write the result (and the raise, for war) in
     one statement (casino/sql/). Refused for funds, the round is as it was."""
     decided = _decided(round_, action, actor, timed_out=timed_out)
@@ -371,8 +421,14 @@ def _resolve_decision(round_: Round, action: Action, actor: Actor, *, timed_out:
     return decided
 
 
-def round_decide(*, player: Player, round_id: str, action: Action, actor: Actor,
-                 before_staking: Callable[[Round, int], None] | None = None) -> Round:  # fmt: skip
+def round_decide(
+    *,
+    player: Player,
+    round_id: str,
+    action: Action,
+    actor: Actor,
+    before_staking: Callable[[Round, int], None] | None = None,
+) -> Round:
     """Go to war (staking the raise) or surrender, on a round waiting for a decision.
     `before_staking(round, wallet account id)` runs with the round's row held, before the raise is
     staked (a seamless round's raise is paid into the wallet there)."""
@@ -438,8 +494,9 @@ def _rounds_take_house_rule(round_ids: list[uuid.UUID], *, wait_for_accounts: bo
             found = sql.rounds_for_decision(round_ids=ids, status=RoundStatus.AWAITING_DECISION)
             if not found:
                 return 0  # decided meanwhile, or being decided right now
-            balances = player_accounts_lock(account_ids=[i for one in found for i in (one.wallet_id, one.in_play_id)],
-                                            wait=wait_for_accounts)  # fmt: skip
+            balances = player_accounts_lock(
+                account_ids=[i for one in found for i in (one.wallet_id, one.in_play_id)], wait=wait_for_accounts
+            )
             decisions = []
             for round_, wallet_id, in_play_id in found:  # sql.ForDecision
                 if wallet_id not in balances or in_play_id not in balances:

@@ -115,15 +115,22 @@ def _stake_claim(*, player: Player, amount: int, scope: str, key: str, request_h
             raise _refused(existing.status)
         try:
             with transaction.atomic():
-                return wallet_debit_create(player=player, round_id=uuid.uuid4(), purpose=WalletCallPurpose.STAKE,
-                                           amount=amount, request_scope=scope, request_key=key,
-                                           request_hash=request_hash)  # fmt: skip
+                return wallet_debit_create(
+                    player=player,
+                    round_id=uuid.uuid4(),
+                    purpose=WalletCallPurpose.STAKE,
+                    amount=amount,
+                    request_scope=scope,
+                    request_key=key,
+                    request_hash=request_hash,
+                )
         except IntegrityError:
             raise IdempotencyInFlight() from None  # a concurrent request with this key claimed it
 
 
-def seamless_stake_debit(*, player: Player, table_id: int, main_bet: int, tie_bet: int, scope: str, key: str,
-                         request_hash: str) -> Debit:  # fmt: skip
+def seamless_stake_debit(
+    *, player: Player, table_id: int, main_bet: int, tie_bet: int, scope: str, key: str, request_hash: str
+) -> Debit:
     """Steps 1 and 2 of placing a seamless round (the module's docstring)."""
     round_stake_check(player=player, table_id=table_id, main_bet=main_bet, tie_bet=tie_bet)
     call = _stake_claim(player=player, amount=main_bet + tie_bet, scope=scope, key=key, request_hash=request_hash)
@@ -148,10 +155,16 @@ def _fund(*, call: WalletCall, player: Player, actor: Actor) -> None:
     the accounts the raise then moves locked with it (`seamless_accounts_lock`)."""
     seamless_accounts_lock(partner=call.partner, player=player)
     partner_seamless_post(
-        partner=call.partner, player=player, amount=call.amount, into_wallet=True,
-        idempotency_key=_funding_key(call), actor=actor, reason=_funding_reason(call), reference_type="round",
+        partner=call.partner,
+        player=player,
+        amount=call.amount,
+        into_wallet=True,
+        idempotency_key=_funding_key(call),
+        actor=actor,
+        reason=_funding_reason(call),
+        reference_type="round",
         reference_id=str(call.round_id),
-    )  # fmt: skip
+    )
 
 
 def _funding_key(call: WalletCall) -> str:
@@ -163,8 +176,9 @@ def _funding_reason(call: WalletCall) -> str:
     return f"{call.purpose} debited from the partner's wallet ({call.transaction_id})"
 
 
-def seamless_round_place(*, debit: Debit, player: Player, table_id: int, main_bet: int, tie_bet: int,
-                         actor: Actor) -> Round:  # fmt: skip
+def seamless_round_place(
+    *, debit: Debit, player: Player, table_id: int, main_bet: int, tie_bet: int, actor: Actor
+) -> Round:
     """Step 3 of placing a seamless round: inside the request's transaction, the debit acknowledged
     with the player's seed pair held (the lock order of every round), then paid into the wallet
     here by the statement that stakes it (casino/sql/ `Funding`: one posting, its accounts
@@ -175,8 +189,15 @@ def seamless_round_place(*, debit: Debit, player: Player, table_id: int, main_be
         account = partner_seamless_account_open(partner=call.partner, player=player)
         return sql.Funding(key=_funding_key(call), reason=_funding_reason(call), account_id=account.id)
 
-    return round_place(player=player, table_id=table_id, main_bet=main_bet, tie_bet=tie_bet, actor=actor,
-                       round_id=debit.call.round_id, before_staking=fund)  # fmt: skip
+    return round_place(
+        player=player,
+        table_id=table_id,
+        main_bet=main_bet,
+        tie_bet=tie_bet,
+        actor=actor,
+        round_id=debit.call.round_id,
+        before_staking=fund,
+    )
 
 
 def seamless_debit_unused(*, debit: Debit, error: ServiceError) -> None:
@@ -204,17 +225,23 @@ def _raise_claim(*, player: Player, round_id: str) -> WalletCall:
         if round_.status != RoundStatus.AWAITING_DECISION:
             raise RoundNotAwaitingDecision(gettext("the round is %(status)s") % {"status": round_.status})
         earlier = list(
-            WalletCall.objects.select_for_update(of=("self",)).select_related("player", "partner")
+            WalletCall.objects.select_for_update(of=("self",))
+            .select_related("player", "partner")
             .filter(round_id=round_pk, kind=WalletCallKind.DEBIT, purpose=WalletCallPurpose.RAISE)
             .order_by("created_at")
-        )  # fmt: skip
+        )
         pending = [call for call in earlier if call.status == Status.PENDING]
         if pending:  # a request for it died or still runs: the same debit again, answered with its first result
             call = pending[-1]
             wallet_debit_lease(call)
             return call
-        call = wallet_debit_create(player=player, round_id=round_pk, purpose=WalletCallPurpose.RAISE,
-                                   amount=round_.main_bet, attempt=len(earlier) + 1)  # fmt: skip
+        call = wallet_debit_create(
+            player=player,
+            round_id=round_pk,
+            purpose=WalletCallPurpose.RAISE,
+            amount=round_.main_bet,
+            attempt=len(earlier) + 1,
+        )
         call.partner = player.partner
     return call
 

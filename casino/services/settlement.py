@@ -61,8 +61,13 @@ def broker_task_send(name: str, *, args: list, countdown: float, what: str) -> N
         current_app.send_task(name, args=args, countdown=countdown)
     except Exception as exc:
         _broker_retry_at = time.monotonic() + BROKER_PAUSE_S
-        logger.warning("could not queue %s (%s: %s); broker left alone for %d s; beat's sweeper catches up", what,
-                       exc.__class__.__name__, exc, BROKER_PAUSE_S)  # fmt: skip
+        logger.warning(
+            "could not queue %s (%s: %s); broker left alone for %d s; beat's sweeper catches up",
+            what,
+            exc.__class__.__name__,
+            exc,
+            BROKER_PAUSE_S,
+        )
 
 
 def settlement_enqueue(round_id: uuid.UUID) -> None:
@@ -86,8 +91,11 @@ def settlement_enqueue(round_id: uuid.UUID) -> None:
         _broker_retry_at = time.monotonic() + BROKER_PAUSE_S
         logger.warning(
             "could not queue settlement of round %s (%s: %s); broker left alone for %d s; the sweeper settles it",
-            round_id, exc.__class__.__name__, exc, BROKER_PAUSE_S,
-        )  # fmt: skip
+            round_id,
+            exc.__class__.__name__,
+            exc,
+            BROKER_PAUSE_S,
+        )
         with contextlib.suppress(Exception):  # no batch was queued: let the next round open a window
             cache.delete(SETTLE_WINDOW_KEY)
 

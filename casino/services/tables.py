@@ -66,12 +66,22 @@ def table_change_propose(*, table: Table | None, values: dict, reason: str, prop
     table_change_check(table=table, values=values)
     with transaction.atomic():
         change = TableChange.objects.create(
-            table=table, before=table_values(table) if table is not None else None, reason=reason.strip(),
-            proposed_by=proposed_by, **values,
-        )  # fmt: skip
-        audit_record(actor_type=ActorType.OPERATOR, actor_id=proposed_by.pk, action="table.change_proposed",
-                     obj_type="table", obj_id=table.pk if table is not None else "new", change=change.pk,
-                     before=change.before, after=values)  # fmt: skip
+            table=table,
+            before=table_values(table) if table is not None else None,
+            reason=reason.strip(),
+            proposed_by=proposed_by,
+            **values,
+        )
+        audit_record(
+            actor_type=ActorType.OPERATOR,
+            actor_id=proposed_by.pk,
+            action="table.change_proposed",
+            obj_type="table",
+            obj_id=table.pk if table is not None else "new",
+            change=change.pk,
+            before=change.before,
+            after=values,
+        )
     return change
 
 
@@ -117,10 +127,18 @@ def table_change_approve(*, change: TableChange, approved_by: User) -> Table:
         change.table = table
         change.status, change.decided_by, change.decided_at = TableChangeStatus.APPROVED, approved_by, timezone.now()
         change.save(update_fields=["table", "status", "decided_by", "decided_at"])
-        audit_record(actor_type=ActorType.OPERATOR, actor_id=approved_by.pk,
-                     action="table.created" if before is None else "table.changed", obj_type="table",
-                     obj_id=table.pk, change=change.pk, proposed_by=change.proposed_by_id, approved_by=approved_by.pk,
-                     before=before, after=values)  # fmt: skip
+        audit_record(
+            actor_type=ActorType.OPERATOR,
+            actor_id=approved_by.pk,
+            action="table.created" if before is None else "table.changed",
+            obj_type="table",
+            obj_id=table.pk,
+            change=change.pk,
+            proposed_by=change.proposed_by_id,
+            approved_by=approved_by.pk,
+            before=before,
+            after=values,
+        )
     return table
 
 
@@ -129,8 +147,14 @@ def table_change_reject(*, change: TableChange, rejected_by: User) -> TableChang
         change = _decidable(change, rejected_by)
         change.status, change.decided_by, change.decided_at = TableChangeStatus.REJECTED, rejected_by, timezone.now()
         change.save(update_fields=["status", "decided_by", "decided_at"])
-        audit_record(actor_type=ActorType.OPERATOR, actor_id=rejected_by.pk, action="table.change_rejected",
-                     obj_type="table", obj_id=change.table_id or "new", change=change.pk)  # fmt: skip
+        audit_record(
+            actor_type=ActorType.OPERATOR,
+            actor_id=rejected_by.pk,
+            action="table.change_rejected",
+            obj_type="table",
+            obj_id=change.table_id or "new",
+            change=change.pk,
+        )
     return change
 
 
@@ -149,7 +173,11 @@ def table_set_open(*, table: Table, is_open: bool, by_user: User) -> Table:
             table.is_open = is_open
             table.save(update_fields=["is_open", "updated_at"])
             audit_record(
-                actor_type="operator", actor_id=by_user.pk, action="table.opened" if is_open else "table.closed",
-                obj_type="table", obj_id=table.pk, name=table.name,
-            )  # fmt: skip
+                actor_type="operator",
+                actor_id=by_user.pk,
+                action="table.opened" if is_open else "table.closed",
+                obj_type="table",
+                obj_id=table.pk,
+                name=table.name,
+            )
     return table

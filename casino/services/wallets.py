@@ -99,8 +99,14 @@ def _wallet_call(*, partner, name: str, nonce: str, body: dict) -> OutboundAnswe
     """The call itself, over the kept-alive connections of core/outbound.py (no database touched:
     the credit senders' threads run it)."""
     timeout = settings.WALLET_TIMEOUT_S
-    return outbound_post(url=_url(partner, name), secret=partner.secret, nonce=nonce, body=_json(body),
-                         connect_timeout=min(CONNECT_TIMEOUT_S, timeout), read_timeout=timeout)  # fmt: skip
+    return outbound_post(
+        url=_url(partner, name),
+        secret=partner.secret,
+        nonce=nonce,
+        body=_json(body),
+        connect_timeout=min(CONNECT_TIMEOUT_S, timeout),
+        read_timeout=timeout,
+    )
 
 
 def _answer_json(answer: OutboundAnswer) -> dict | None:
@@ -180,18 +186,32 @@ def _answer_applied(call: WalletCall, answer: OutboundAnswer, *, status: str | N
     if status is not None:
         call.status = status
         call.answered_at = timezone.now()
-    return WalletCallAttempt(call=call, status_code=answer.status_code, error=error, answer=text,
-                             duration_ms=answer.duration_ms)  # fmt: skip
+    return WalletCallAttempt(
+        call=call, status_code=answer.status_code, error=error, answer=text, duration_ms=answer.duration_ms
+    )
 
 
-RECORDED_FIELDS = ["attempts", "last_status_code", "last_error", "last_answer", "latency_ms", "partner_balance",
-                   "status", "answered_at"]  # fmt: skip
+RECORDED_FIELDS = [
+    "attempts",
+    "last_status_code",
+    "last_error",
+    "last_answer",
+    "latency_ms",
+    "partner_balance",
+    "status",
+    "answered_at",
+]
 
 
 def _answer_audit(call: WalletCall, answer: OutboundAnswer) -> AuditEvent:
-    return AuditEvent(actor_type="system", actor_id="seamless_wallet", action=f"wallet_call.{call.status}",
-                      object_type="wallet_call", object_id=call.transaction_id,
-                      data={"kind": call.kind, "amount": call.amount, "status_code": answer.status_code})  # fmt: skip
+    return AuditEvent(
+        actor_type="system",
+        actor_id="seamless_wallet",
+        action=f"wallet_call.{call.status}",
+        object_type="wallet_call",
+        object_id=call.transaction_id,
+        data={"kind": call.kind, "amount": call.amount, "status_code": answer.status_code},
+    )
 
 
 def wallet_call_record(call: WalletCall, answer: OutboundAnswer, *, status: str | None) -> None:
@@ -204,22 +224,53 @@ def wallet_call_record(call: WalletCall, answer: OutboundAnswer, *, status: str 
 
 
 def wallet_debit_create(
-    *, player: Player, round_id: uuid.UUID, purpose: str, amount: int, attempt: int = 1, request_scope: str = "",
-    request_key: str = "", request_hash: str = "",
-) -> WalletCall:  # fmt: skip
+    *,
+    player: Player,
+    round_id: uuid.UUID,
+    purpose: str,
+    amount: int,
+    attempt: int = 1,
+    request_scope: str = "",
+    request_key: str = "",
+    request_hash: str = "",
+) -> WalletCall:
     """A pending debit (inside the caller's short transaction): the request making it holds it for
     DEBIT_LEASE_S."""
     transaction_id = transaction_id_for(round_id=round_id, purpose=purpose, attempt=attempt)
-    body = {"transaction_id": transaction_id, "player": player.external_id, "currency": player.currency,
-            "amount": amount, "round": str(round_id), "kind": purpose}  # fmt: skip
+    body = {
+        "transaction_id": transaction_id,
+        "player": player.external_id,
+        "currency": player.currency,
+        "amount": amount,
+        "round": str(round_id),
+        "kind": purpose,
+    }
     call = WalletCall.objects.create(
-        transaction_id=transaction_id, kind=WalletCallKind.DEBIT, purpose=purpose, partner=player.partner,
-        player=player, round_id=round_id, amount=amount, currency=player.currency, request_body=body,
-        request_scope=request_scope, request_key=request_key, request_hash=request_hash,
+        transaction_id=transaction_id,
+        kind=WalletCallKind.DEBIT,
+        purpose=purpose,
+        partner=player.partner,
+        player=player,
+        round_id=round_id,
+        amount=amount,
+        currency=player.currency,
+        request_body=body,
+        request_scope=request_scope,
+        request_key=request_key,
+        request_hash=request_hash,
         next_attempt_at=timezone.now() + timedelta(seconds=DEBIT_LEASE_S),
-    )  # fmt: skip
-    audit_record(actor_type="system", actor_id="seamless_wallet", action="wallet_call.created", obj_type="wallet_call",
-                 obj_id=transaction_id, kind="debit", purpose=purpose, amount=amount, round=str(round_id))  # fmt: skip
+    )
+    audit_record(
+        actor_type="system",
+        actor_id="seamless_wallet",
+        action="wallet_call.created",
+        obj_type="wallet_call",
+        obj_id=transaction_id,
+        kind="debit",
+        purpose=purpose,
+        amount=amount,
+        round=str(round_id),
+    )
     return call
 
 
@@ -242,15 +293,36 @@ def wallet_rollback_create(*, debit: WalletCall) -> WalletCall:
     if existing is not None:
         return existing
     transaction_id = f"{debit.transaction_id}-rb"
-    body = {"transaction_id": transaction_id, "reference": debit.transaction_id, "player": debit.player.external_id,
-            "currency": debit.currency, "amount": debit.amount, "round": str(debit.round_id)}  # fmt: skip
+    body = {
+        "transaction_id": transaction_id,
+        "reference": debit.transaction_id,
+        "player": debit.player.external_id,
+        "currency": debit.currency,
+        "amount": debit.amount,
+        "round": str(debit.round_id),
+    }
     rollback = WalletCall.objects.create(
-        transaction_id=transaction_id, kind=WalletCallKind.ROLLBACK, purpose=WalletCallPurpose.ROLLBACK,
-        reference=debit, partner_id=debit.partner_id, player_id=debit.player_id, round_id=debit.round_id,
-        amount=debit.amount, currency=debit.currency, request_body=body, next_attempt_at=timezone.now(),
-    )  # fmt: skip
-    audit_record(actor_type="system", actor_id="seamless_wallet", action="wallet_call.created", obj_type="wallet_call",
-                 obj_id=transaction_id, kind="rollback", reference=debit.transaction_id)  # fmt: skip
+        transaction_id=transaction_id,
+        kind=WalletCallKind.ROLLBACK,
+        purpose=WalletCallPurpose.ROLLBACK,
+        reference=debit,
+        partner_id=debit.partner_id,
+        player_id=debit.player_id,
+        round_id=debit.round_id,
+        amount=debit.amount,
+        currency=debit.currency,
+        request_body=body,
+        next_attempt_at=timezone.now(),
+    )
+    audit_record(
+        actor_type="system",
+        actor_id="seamless_wallet",
+        action="wallet_call.created",
+        obj_type="wallet_call",
+        obj_id=transaction_id,
+        kind="rollback",
+        reference=debit.transaction_id,
+    )
     after_commit(functools.partial(wallet_call_enqueue, rollback.pk), what=f"queueing rollback {transaction_id}")
     return rollback
 
@@ -264,8 +336,14 @@ def wallet_debit_give_up(*, call: WalletCall, answer: OutboundAnswer | None) -> 
         call.answered_at = timezone.now()
         call.last_error = call.last_error or "the request making this debit ended before it was answered"
         call.save(update_fields=["status", "answered_at", "last_error"])
-        audit_record(actor_type="system", actor_id="seamless_wallet", action="wallet_call.failed",
-                     obj_type="wallet_call", obj_id=call.transaction_id, amount=call.amount)  # fmt: skip
+        audit_record(
+            actor_type="system",
+            actor_id="seamless_wallet",
+            action="wallet_call.failed",
+            obj_type="wallet_call",
+            obj_id=call.transaction_id,
+            amount=call.amount,
+        )
     wallet_rollback_create(debit=call)
 
 
@@ -273,8 +351,12 @@ def wallet_debit_give_up(*, call: WalletCall, answer: OutboundAnswer | None) -> 
 
 
 def wallet_call_enqueue(call_id: uuid.UUID | str) -> None:
-    task_enqueue(SEND_WALLET_CALL_TASK, call_id, attempt_now=lambda: wallet_call_send(call_id=call_id),
-                 what=f"wallet call {call_id}")  # fmt: skip
+    task_enqueue(
+        SEND_WALLET_CALL_TASK,
+        call_id,
+        attempt_now=lambda: wallet_call_send(call_id=call_id),
+        what=f"wallet call {call_id}",
+    )
 
 
 def wallet_call_send(*, call_id: uuid.UUID | str) -> bool:
@@ -334,19 +416,28 @@ def _rounds_settled(credits: list[WalletCall]) -> None:
     one statement), each with its audit event and its webhook."""
     by_round = {credit.round_id: credit for credit in credits}
     rounds = list(
-        Round.objects.select_for_update(of=("self",)).select_related("player__partner", "seed_pair")
-        .filter(pk__in=list(by_round), status=RoundStatus.RESOLVED).order_by("pk")
-    )  # fmt: skip
+        Round.objects.select_for_update(of=("self",))
+        .select_related("player__partner", "seed_pair")
+        .filter(pk__in=list(by_round), status=RoundStatus.RESOLVED)
+        .order_by("pk")
+    )
     if not rounds:
         return
     now = timezone.now()
     Round.objects.filter(pk__in=[round_.pk for round_ in rounds]).update(status=RoundStatus.SETTLED, settled_at=now)
-    AuditEvent.objects.bulk_create([
-        AuditEvent(actor_type="system", actor_id="settlement", action="round.settled", object_type="round",
-                   object_id=str(round_.id), data={"payout": round_.payout,
-                                                   "credit": by_round[round_.id].transaction_id})
-        for round_ in rounds
-    ])  # fmt: skip
+    AuditEvent.objects.bulk_create(
+        [
+            AuditEvent(
+                actor_type="system",
+                actor_id="settlement",
+                action="round.settled",
+                object_type="round",
+                object_id=str(round_.id),
+                data={"payout": round_.payout, "credit": by_round[round_.id].transaction_id},
+            )
+            for round_ in rounds
+        ]
+    )
     for round_ in rounds:
         round_.status, round_.settled_at = RoundStatus.SETTLED, now
         webhook_create_for_round(round_)
@@ -392,11 +483,13 @@ def _credits_claim(*, limit: int) -> list[WalletCall]:
     them while they are being sent; a sender killed meanwhile leaves them to the sweeper."""
     with transaction.atomic():
         calls = list(
-            WalletCall.objects.select_for_update(skip_locked=True, of=("self",)).select_related("partner")
-            .filter(status=Status.PENDING, kind=WalletCallKind.CREDIT,
-                    next_attempt_at__lte=timezone.now() + CLOCK_MARGIN)
+            WalletCall.objects.select_for_update(skip_locked=True, of=("self",))
+            .select_related("partner")
+            .filter(
+                status=Status.PENDING, kind=WalletCallKind.CREDIT, next_attempt_at__lte=timezone.now() + CLOCK_MARGIN
+            )
             .order_by("next_attempt_at")[:limit]
-        )  # fmt: skip
+        )
         if calls:
             leased_until = timezone.now() + timedelta(seconds=CALL_LEASE_S)
             WalletCall.objects.filter(pk__in=[call.pk for call in calls]).update(next_attempt_at=leased_until)
@@ -414,8 +507,9 @@ def _credits_record(calls: list[WalletCall], answers: list[OutboundAnswer]) -> i
     with transaction.atomic():
         held = list(
             WalletCall.objects.select_for_update(of=("self",))
-            .filter(pk__in=list(answered), status=Status.PENDING).order_by("pk")
-        )  # fmt: skip
+            .filter(pk__in=list(answered), status=Status.PENDING)
+            .order_by("pk")
+        )
         attempts, audits, acknowledged = [], [], []
         now = timezone.now()
         for call in held:

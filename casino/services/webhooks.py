@@ -44,8 +44,12 @@ def webhook_create_for_round(round_: Round) -> WebhookDelivery | None:
 
 
 def webhook_enqueue(delivery_id: uuid.UUID | str) -> None:
-    task_enqueue(DELIVER_WEBHOOK_TASK, delivery_id, attempt_now=lambda: webhook_deliver(delivery_id=delivery_id),
-                 what=f"webhook {delivery_id}")  # fmt: skip
+    task_enqueue(
+        DELIVER_WEBHOOK_TASK,
+        delivery_id,
+        attempt_now=lambda: webhook_deliver(delivery_id=delivery_id),
+        what=f"webhook {delivery_id}",
+    )
 
 
 def webhook_deliver(*, delivery_id: uuid.UUID | str) -> bool:
@@ -68,8 +72,9 @@ def webhook_deliver(*, delivery_id: uuid.UUID | str) -> bool:
 
     body = json.dumps(delivery.payload, separators=(",", ":"), sort_keys=True).encode()
     # Signed, to a public address only, no redirect followed; a refusal is a failed attempt (core/outbound.py).
-    answer = outbound_post(url=delivery.partner.webhook_url, secret=delivery.partner.secret, nonce=str(delivery.id),
-                           body=body)  # fmt: skip
+    answer = outbound_post(
+        url=delivery.partner.webhook_url, secret=delivery.partner.secret, nonce=str(delivery.id), body=body
+    )
     delivered = answer.ok
 
     with transaction.atomic():

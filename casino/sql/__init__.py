@@ -59,8 +59,7 @@ def _opened(row) -> Opened | None:
     return Opened(pair, table, excluded, json.loads(limits), wallet_id, in_play_id)  # jsonb comes as text in Django
 
 
-def round_open(*, player_id: int, currency: str, table_id: int, guard_kinds: list[str],
-               at: datetime) -> Opened | None:  # fmt: skip
+def round_open(*, player_id: int, currency: str, table_id: int, guard_kinds: list[str], at: datetime) -> Opened | None:
     """The first statement of placing a round: lock the player's active seed pair (a player's rounds
     run one at a time, and every one gets its own nonce), and read the table, the player's
     exclusion and limits in force of `guard_kinds` (protection's rules, `protection_stake_guards`)
@@ -87,8 +86,9 @@ class ClaimedOpening(NamedTuple):
     opened: Opened | None  # None: the claim did not take the key, or as `round_open`
 
 
-def round_open_claiming(*, claim: list, player_id: int, currency: str, table_id: int, guard_kinds: list[str],
-                        at: datetime) -> ClaimedOpening:  # fmt: skip
+def round_open_claiming(
+    *, claim: list, player_id: int, currency: str, table_id: int, guard_kinds: list[str], at: datetime
+) -> ClaimedOpening:
     """`round_open` and the request's idempotency claim in one statement (`claim`: the parameters
     of core.sql's claim). The round is opened only if this request took the key and no response
     is stored for it."""
@@ -127,8 +127,9 @@ def _for_decision(row) -> ForDecision:
     return ForDecision(round_, row[-2], row[-1])
 
 
-def round_for_decision(*, round_id: uuid.UUID, player_id: int | None = None, status: str | None = None,
-                       skip_locked: bool = False) -> ForDecision | None:  # fmt: skip
+def round_for_decision(
+    *, round_id: uuid.UUID, player_id: int | None = None, status: str | None = None, skip_locked: bool = False
+) -> ForDecision | None:
     """The round (of this player, in this status, if given) with its row lock, its seed pair and
     player, and the player's wallet and money-in-play account ids; None if there is none (or,
     `skip_locked`, if another transaction holds it)."""
@@ -159,15 +160,33 @@ class Funding(NamedTuple):
     account_id: int
 
 
-def round_place(*, round_: Round, audit: dict, stake_key: str, stake_reason: str, wallet_id: int, in_play_id: int,
-                stake: int, store: list | None = None, funding: Funding | None = None) -> bool | None:  # fmt: skip
+def round_place(
+    *,
+    round_: Round,
+    audit: dict,
+    stake_key: str,
+    stake_reason: str,
+    wallet_id: int,
+    in_play_id: int,
+    stake: int,
+    store: list | None = None,
+    funding: Funding | None = None,
+) -> bool | None:
     """Write a dealt round: its nonce counted, the round, its audit event, its stake posted (after
     its `funding`, if given, in the same posting; casino/sql/casino_round_place.sql); with `store`
     (the parameters of core.sql's store), the request's response stored in the same statement, and
     whether it was (False: a response was stored already). Raises a DatabaseError with SQLSTATE
     NONCE_TAKEN, or the ledger's INSUFFICIENT_FUNDS, having written nothing."""
-    params = [json.dumps(row_json(round_)), json.dumps(audit), stake_key, stake_reason, wallet_id, in_play_id, stake,
-              *(funding or (None, None, None))]  # fmt: skip
+    params = [
+        json.dumps(row_json(round_)),
+        json.dumps(audit),
+        stake_key,
+        stake_reason,
+        wallet_id,
+        in_play_id,
+        stake,
+        *(funding or (None, None, None)),
+    ]
     with connection.cursor() as cursor:
         if store is None:
             cursor.execute(ROUND_PLACE, params)
@@ -201,10 +220,16 @@ def rounds_decide(*, decisions: list[Decision]) -> None:
     """`round_decide` for several rounds in one statement: every round, its audit event and its
     raise, or (the same refusals) none of them."""
     with connection.cursor() as cursor:
-        cursor.execute(ROUNDS_DECIDE, [
-            json.dumps([row_json(d.round_) for d in decisions]), json.dumps([d.audit for d in decisions]),
-            [d.raise_key for d in decisions], [d.wallet_id for d in decisions], [d.in_play_id for d in decisions],
-        ])  # fmt: skip
+        cursor.execute(
+            ROUNDS_DECIDE,
+            [
+                json.dumps([row_json(d.round_) for d in decisions]),
+                json.dumps([d.audit for d in decisions]),
+                [d.raise_key for d in decisions],
+                [d.wallet_id for d in decisions],
+                [d.in_play_id for d in decisions],
+            ],
+        )
 
 
 ROUNDS_SETTLE = "SELECT settled_round, webhook_partner, credit_call FROM casino_rounds_settle(%s, %s, %s)"
@@ -226,8 +251,11 @@ def rounds_settle(*, ids: list[uuid.UUID] | None, resolved_before: datetime, lim
         rows = cursor.fetchall()
     left = sum(count for round_id, count, _ in rows if round_id is None)
     done = [row for row in rows if row[0] is not None]
-    return Settled([(round_id, partner) for round_id, partner, _ in done], left,
-                   [credit for _, _, credit in done if credit is not None])  # fmt: skip
+    return Settled(
+        [(round_id, partner) for round_id, partner, _ in done],
+        left,
+        [credit for _, _, credit in done if credit is not None],
+    )
 
 
 WALLET_CALLS_ANSWERED = (
@@ -245,9 +273,20 @@ def wallet_calls_answered(*, calls: list[WalletCall]) -> None:
     """What a batch of attempts left in these calls (their rows held): one statement for the batch,
     where the ORM's bulk update builds a CASE per call and field, the most of a credit's CPU
     (docs/BENCHMARKS.md)."""
-    columns = [[getattr(call, name) for call in calls] for name in (
-        "pk", "attempts", "last_status_code", "last_error", "last_answer", "latency_ms", "partner_balance", "status",
-        "answered_at", "next_attempt_at",
-    )]  # fmt: skip
+    columns = [
+        [getattr(call, name) for call in calls]
+        for name in (
+            "pk",
+            "attempts",
+            "last_status_code",
+            "last_error",
+            "last_answer",
+            "latency_ms",
+            "partner_balance",
+            "status",
+            "answered_at",
+            "next_attempt_at",
+        )
+    ]
     with connection.cursor() as cursor:
         cursor.execute(WALLET_CALLS_ANSWERED, columns)

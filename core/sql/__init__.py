@@ -57,8 +57,15 @@ def idempotency_claimed(row) -> Claim:
 
 
 def idempotency_store_params(*, scope: str, key: str, request_hash: str, answer: StoredAnswer) -> list:
-    return [scope, key, request_hash, answer.status, answer.text, answer.headers.get("Content-Type", ""),
-            json.dumps(answer.headers)]  # fmt: skip
+    return [
+        scope,
+        key,
+        request_hash,
+        answer.status,
+        answer.text,
+        answer.headers.get("Content-Type", ""),
+        json.dumps(answer.headers),
+    ]
 
 
 def idempotency_claim(*, lock_id: int, scope: str, key: str, nonce: str | None = None) -> Claim:
@@ -73,6 +80,7 @@ def idempotency_claim(*, lock_id: int, scope: str, key: str, nonce: str | None =
 def idempotency_store(*, scope: str, key: str, request_hash: str, answer: StoredAnswer) -> bool:
     """Store the first answer for (scope, key); False if an answer was stored already."""
     with connection.cursor() as cursor:
-        cursor.execute(IDEMPOTENCY_STORE, idempotency_store_params(scope=scope, key=key, request_hash=request_hash,
-                                                                   answer=answer))  # fmt: skip
+        cursor.execute(
+            IDEMPOTENCY_STORE, idempotency_store_params(scope=scope, key=key, request_hash=request_hash, answer=answer)
+        )
         return bool(cursor.fetchone()[0])

@@ -55,8 +55,18 @@ SEAL_HEAD = "SELECT hash FROM ledger_entryseal ORDER BY sequence DESC LIMIT 1"
 # sealer looks this many ids back (far more than could ever be in flight), and a full pass (the
 # verification's) looks at every entry.
 SEAL_LOOKBACK = 100_000
-_ENTRY_COLUMNS = ("id", "idempotency_key", "kind", "reason", "actor_type", "actor_id", "reference_type",
-                  "reference_id", "reverses_id", "created_at")  # fmt: skip
+_ENTRY_COLUMNS = (
+    "id",
+    "idempotency_key",
+    "kind",
+    "reason",
+    "actor_type",
+    "actor_id",
+    "reference_type",
+    "reference_id",
+    "reverses_id",
+    "created_at",
+)
 UNSEALED_ENTRIES = (
     f"SELECT {', '.join('e.' + column for column in _ENTRY_COLUMNS)} FROM ledger_journalentry e"
     " WHERE e.id > %s AND NOT EXISTS (SELECT 1 FROM ledger_entryseal s WHERE s.entry_id = e.id)"
@@ -107,9 +117,19 @@ def partner_account(*, kind: str, currency: str, shard: int, partner_id: int) ->
 
 
 def post_entry(
-    *, idempotency_key: str, kind: str, reason: str, actor_type: str, actor_id: str, reference_type: str,
-    reference_id: str, reverses_id: int | None, account_ids: list[int], amounts: list[int], currencies: list[str],
-) -> tuple[int, str]:  # fmt: skip
+    *,
+    idempotency_key: str,
+    kind: str,
+    reason: str,
+    actor_type: str,
+    actor_id: str,
+    reference_type: str,
+    reference_id: str,
+    reverses_id: int | None,
+    account_ids: list[int],
+    amounts: list[int],
+    currencies: list[str],
+) -> tuple[int, str]:
     """One call of `ledger_post_entry`: the entry, its balance updates (rows locked in primary-key
     order) and its postings. Returns (entry id, POSTED) for a new entry; when the key was taken
     already, (that entry's id, REPLAYED) if it asked for the same, or (its id, CONFLICT). Raises a
@@ -117,9 +137,20 @@ def post_entry(
     with connection.cursor() as cursor:
         cursor.execute(
             POST_ENTRY,
-            [idempotency_key, kind, reason, actor_type, actor_id, reference_type, reference_id, reverses_id,
-             account_ids, amounts, currencies],
-        )  # fmt: skip
+            [
+                idempotency_key,
+                kind,
+                reason,
+                actor_type,
+                actor_id,
+                reference_type,
+                reference_id,
+                reverses_id,
+                account_ids,
+                amounts,
+                currencies,
+            ],
+        )
         entry_id, outcome = cursor.fetchone()
     return entry_id, outcome
 

@@ -74,8 +74,11 @@ def test_usernames_are_stored_normalised_and_sign_in_either_way(client):
     full_width = "\uff5a\uff4f\uff45\uff12"  # "zoe2"
     assert sign_up(client, username=full_width, password="a-long-pass-phrase").json()["username"] == "zoe2"
     for typed in ("zoe2", full_width):
-        token = client.post("/api/v1/auth/token/", {"username": typed, "password": "a-long-pass-phrase"},
-                            content_type="application/json")  # fmt: skip
+        token = client.post(
+            "/api/v1/auth/token/",
+            {"username": typed, "password": "a-long-pass-phrase"},
+            content_type="application/json",
+        )
         assert token.status_code == 200
 
 
@@ -134,16 +137,20 @@ def operator(django_user_model):
 
 def test_a_superuser_gets_no_token_and_the_answer_is_that_of_a_wrong_password(client, django_user_model):
     root = django_user_model.objects.create_superuser("root", "root@example.com", "root-pass-phrase")
-    response = client.post("/api/v1/auth/token/", {"username": "root", "password": "root-pass-phrase"},
-                           content_type="application/json")  # fmt: skip
+    response = client.post(
+        "/api/v1/auth/token/", {"username": "root", "password": "root-pass-phrase"}, content_type="application/json"
+    )
     assert_problem(response, 400, "invalid_credentials")
     assert not ApiToken.objects.exists()
     assert AuditEvent.objects.filter(action="sign_in.not_a_player", object_id=str(root.pk)).exists()
 
 
 def test_staff_get_no_session_cookie_from_the_player_api(client, operator):
-    response = client.post("/api/v1/auth/session/", {"username": "operator", "password": "operator-pass-phrase"},
-                           content_type="application/json")  # fmt: skip
+    response = client.post(
+        "/api/v1/auth/session/",
+        {"username": "operator", "password": "operator-pass-phrase"},
+        content_type="application/json",
+    )
     assert_problem(response, 400, "invalid_credentials")
     assert "sessionid" not in response.cookies and "_auth_user_id" not in client.session
 
@@ -160,8 +167,9 @@ def test_a_staff_flag_on_a_players_login_gets_no_token_either(client):
     player = player_create(username="both", password="both-pass-phrase")
     player.user.is_staff = True
     player.user.save()
-    response = client.post("/api/v1/auth/token/", {"username": "both", "password": "both-pass-phrase"},
-                           content_type="application/json")  # fmt: skip
+    response = client.post(
+        "/api/v1/auth/token/", {"username": "both", "password": "both-pass-phrase"}, content_type="application/json"
+    )
     assert_problem(response, 400, "invalid_credentials")
 
 
@@ -169,10 +177,16 @@ def test_staff_passwords_tried_at_the_players_doors_count_as_failures(client, op
     from accounts.services import SIGN_IN_FAILURES_ALLOWED
 
     for _ in range(SIGN_IN_FAILURES_ALLOWED):
-        client.post("/api/v1/auth/token/", {"username": "operator", "password": "operator-pass-phrase"},
-                    content_type="application/json")  # fmt: skip
-    refused = client.post("/api/v1/auth/token/", {"username": "operator", "password": "operator-pass-phrase"},
-                          content_type="application/json")  # fmt: skip
+        client.post(
+            "/api/v1/auth/token/",
+            {"username": "operator", "password": "operator-pass-phrase"},
+            content_type="application/json",
+        )
+    refused = client.post(
+        "/api/v1/auth/token/",
+        {"username": "operator", "password": "operator-pass-phrase"},
+        content_type="application/json",
+    )
     assert refused.status_code == 429
 
 
@@ -197,8 +211,9 @@ def strict_client():
 def test_a_cross_site_session_sign_in_is_refused_before_any_session(strict_client, player, body, content_type):
     player.user.set_password("a-long-pass-phrase")
     player.user.save()
-    response = strict_client.post("/api/v1/auth/session/", body, content_type=content_type,
-                                  HTTP_ORIGIN="http://evil.example")  # fmt: skip
+    response = strict_client.post(
+        "/api/v1/auth/session/", body, content_type=content_type, HTTP_ORIGIN="http://evil.example"
+    )
     assert_problem(response, 403, "permission_denied")
     assert "sessionid" not in response.cookies
 
@@ -206,8 +221,12 @@ def test_a_cross_site_session_sign_in_is_refused_before_any_session(strict_clien
 def test_a_session_sign_in_without_the_csrf_token_is_refused_even_from_this_site(strict_client, player):
     player.user.set_password("a-long-pass-phrase")
     player.user.save()
-    response = strict_client.post("/api/v1/auth/session/", {"username": "alice", "password": "a-long-pass-phrase"},
-                                  content_type="application/json", HTTP_ORIGIN="http://testserver")  # fmt: skip
+    response = strict_client.post(
+        "/api/v1/auth/session/",
+        {"username": "alice", "password": "a-long-pass-phrase"},
+        content_type="application/json",
+        HTTP_ORIGIN="http://testserver",
+    )
     assert_problem(response, 403, "permission_denied")
 
 
@@ -216,9 +235,13 @@ def test_a_session_sign_in_with_the_csrf_token_signs_in(strict_client, player):
     player.user.save()
     strict_client.get("/signin/")  # the page sets the csrftoken cookie
     csrf = strict_client.cookies["csrftoken"].value
-    response = strict_client.post("/api/v1/auth/session/", {"username": "alice", "password": "a-long-pass-phrase"},
-                                  content_type="application/json", HTTP_ORIGIN="http://testserver",
-                                  HTTP_X_CSRFTOKEN=csrf)  # fmt: skip
+    response = strict_client.post(
+        "/api/v1/auth/session/",
+        {"username": "alice", "password": "a-long-pass-phrase"},
+        content_type="application/json",
+        HTTP_ORIGIN="http://testserver",
+        HTTP_X_CSRFTOKEN=csrf,
+    )
     assert response.status_code == 200 and "sessionid" in response.cookies
     assert strict_client.get("/api/v1/wallet/").status_code == 200
 
@@ -230,7 +253,9 @@ def nested(depth: int) -> bytes:
     return b"[" * depth + b"]" * depth
 
 
-@pytest.mark.parametrize("path", ["/api/v1/players/", "/api/v1/auth/token/", "/api/v1/auth/session/", "/api/v1/rounds/"])
+@pytest.mark.parametrize(
+    "path", ["/api/v1/players/", "/api/v1/auth/token/", "/api/v1/auth/session/", "/api/v1/rounds/"]
+)
 @pytest.mark.parametrize("depth", [33, 1_000, 50_000])
 def test_json_nested_deeply_is_a_400(client, player_client, path, depth):
     caller = player_client if path == "/api/v1/rounds/" else client
@@ -305,16 +330,35 @@ def test_a_body_that_is_not_json_is_415(client, content_type):
 
 # --- fuzzed: no request an unauthenticated (or any) caller sends makes a 500 --------------------------
 
-FIELDS = ("username", "password", "email", "table", "main_bet", "tie_bet", "direction", "amount", "reference",
-          "currency", "action", "kind", "days", "months")  # fmt: skip
+FIELDS = (
+    "username",
+    "password",
+    "email",
+    "table",
+    "main_bet",
+    "tie_bet",
+    "direction",
+    "amount",
+    "reference",
+    "currency",
+    "action",
+    "kind",
+    "days",
+    "months",
+)
 # Text with lone surrogates and NULs: json.dumps writes them as \ud800 and \u0000 escapes.
 any_text = st.text(st.characters(exclude_categories=()), max_size=40) | st.text("ab\x00\ud800\udfff", max_size=8)
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.integers(min_value=10**18, max_value=10**400) | st.floats()
-    | any_text | st.just("a" * 300 + "@example.com"),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=10**18, max_value=10**400)
+    | st.floats()
+    | any_text
+    | st.just("a" * 300 + "@example.com"),
     lambda children: st.lists(children, max_size=3) | st.dictionaries(any_text, children, max_size=3),
     max_leaves=12,
-)  # fmt: skip
+)
 bodies = st.one_of(
     st.fixed_dictionaries({"username": any_text, "password": any_text}, optional={"email": any_text}).map(
         lambda value: json.dumps(value).encode()
@@ -326,10 +370,19 @@ bodies = st.one_of(
     st.integers(min_value=1, max_value=60_000).map(lambda depth: b'{"username": ' + nested(depth) + b"}"),
     st.binary(max_size=200),
 )
-API_PATHS = ("/api/v1/players/", "/api/v1/auth/token/", "/api/v1/auth/session/", "/api/v1/rounds/",
-             "/api/v1/protection/exclusions/", "/api/v1/partner/players/fuzz-1/", "/api/v1/partner/players/fuzz-1/transfers/")  # fmt: skip
-header_values = st.none() | st.text(st.characters(codec="latin-1"), max_size=80) | st.sampled_from(
-    ["Token " + "0" * 64, "Token a\x00b", "Token", "Token a b", "Basic x"]
+API_PATHS = (
+    "/api/v1/players/",
+    "/api/v1/auth/token/",
+    "/api/v1/auth/session/",
+    "/api/v1/rounds/",
+    "/api/v1/protection/exclusions/",
+    "/api/v1/partner/players/fuzz-1/",
+    "/api/v1/partner/players/fuzz-1/transfers/",
+)
+header_values = (
+    st.none()
+    | st.text(st.characters(codec="latin-1"), max_size=80)
+    | st.sampled_from(["Token " + "0" * 64, "Token a\x00b", "Token", "Token a b", "Basic x"])
 )
 
 
@@ -375,8 +428,9 @@ form_values = st.binary(max_size=60).map(lambda raw: quote_from_bytes(raw)) | st
 
 @settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(data=st.data(), username=form_values, password=form_values, email=form_values)
-def test_any_web_sign_in_or_sign_up_form_gets_a_page_never_a_server_error(client, fuzz_callers, data, username,
-                                                                          password, email):  # fmt: skip
+def test_any_web_sign_in_or_sign_up_form_gets_a_page_never_a_server_error(
+    client, fuzz_callers, data, username, password, email
+):
     path = data.draw(st.sampled_from(["/signin/", "/signup/"]))
     body = f"username={username}&password={password}&email={email}"
     response = client.post(path, body, content_type="application/x-www-form-urlencoded")
@@ -388,15 +442,22 @@ def test_password_checks_per_address_are_bounded_whatever_names_are_tried(client
     a name nobody has too; one address gets PASSWORD_CHECKS_PER_MINUTE of them, then 429."""
     settings.PASSWORD_CHECKS_PER_MINUTE = 5
     statuses = [
-        client.post("/api/v1/auth/token/", {"username": f"nobody{n}", "password": "x" * 12},
-                    content_type="application/json").status_code
+        client.post(
+            "/api/v1/auth/token/", {"username": f"nobody{n}", "password": "x" * 12}, content_type="application/json"
+        ).status_code
         for n in range(5)
-    ]  # fmt: skip
+    ]
     assert statuses == [400] * 5
-    for path, body in (("/api/v1/auth/token/", {"username": "nobody9", "password": "x" * 12}),
-                       ("/api/v1/players/", {"username": "newcomer", "password": "a-long-passphrase-7"})):  # fmt: skip
+    for path, body in (
+        ("/api/v1/auth/token/", {"username": "nobody9", "password": "x" * 12}),
+        ("/api/v1/players/", {"username": "newcomer", "password": "a-long-passphrase-7"}),
+    ):
         refused = client.post(path, body, content_type="application/json")
         assert refused.status_code == 429 and refused.json()["code"] == "throttled"
-    other = client.post("/api/v1/auth/token/", {"username": "nobody10", "password": "x" * 12},
-                        content_type="application/json", REMOTE_ADDR="198.51.100.4")  # fmt: skip
+    other = client.post(
+        "/api/v1/auth/token/",
+        {"username": "nobody10", "password": "x" * 12},
+        content_type="application/json",
+        REMOTE_ADDR="198.51.100.4",
+    )
     assert other.status_code == 400  # another address has its own

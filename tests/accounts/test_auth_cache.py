@@ -144,7 +144,9 @@ def test_a_new_secret_applies_at_once(client, partner_pair):
     partner.secret = "a-new-secret-" + "x" * 40
     partner.save()
     assert signed.get("/api/v1/partner/players/ext-1/wallet/").status_code == 401
-    assert PartnerClient(client, partner, partner.secret).get("/api/v1/partner/players/ext-1/wallet/").status_code == 200
+    assert (
+        PartnerClient(client, partner, partner.secret).get("/api/v1/partner/players/ext-1/wallet/").status_code == 200
+    )
 
 
 def test_a_deactivated_partner_is_refused_at_once(client, partner_pair):

@@ -26,8 +26,9 @@ PASSWORD = "a-staff-passphrase-1"
 
 def staff(username: str, *, superuser: bool = False, role: str | None = OPERATOR) -> User:
     roles_sync()
-    user = User.objects.create_user(username=username, password=PASSWORD, email=f"{username}@casino.example",
-                                    is_staff=True, is_superuser=superuser)  # fmt: skip
+    user = User.objects.create_user(
+        username=username, password=PASSWORD, email=f"{username}@casino.example", is_staff=True, is_superuser=superuser
+    )
     if role:
         user.groups.add(Group.objects.get(name=role))
     staff_totp_enroll(username=username)
@@ -53,18 +54,33 @@ def test_the_issues_attack_fails_at_every_step(client):
     for path in (f"/admin/otp_totp/totpdevice/{device.pk}/config/", f"/admin/otp_totp/totpdevice/{device.pk}/qrcode/"):
         assert client.get(path).status_code in (302, 404)
     assert client.get("/admin/otp_totp/totpdevice/add/").status_code == 403
-    assert client.post("/admin/otp_totp/totpdevice/add/", {"user": root.pk, "name": "mine",
-                                                             "key": "00" * 20}).status_code == 403  # fmt: skip
+    assert (
+        client.post("/admin/otp_totp/totpdevice/add/", {"user": root.pk, "name": "mine", "key": "00" * 20}).status_code
+        == 403
+    )
     assert client.post(f"/admin/otp_totp/totpdevice/{device.pk}/delete/", {"post": "yes"}).status_code == 403
 
     password_page = f"/admin/accounts/user/{colleague.pk}/password/"
     assert client.get(password_page).status_code == 403
-    assert client.post(password_page, {"password1": "root-knows-it-1", "password2": "root-knows-it-1",
-                                       "usable_password": "true"}).status_code == 403  # fmt: skip
+    assert (
+        client.post(
+            password_page, {"password1": "root-knows-it-1", "password2": "root-knows-it-1", "usable_password": "true"}
+        ).status_code
+        == 403
+    )
     change = client.get(f"/admin/accounts/user/{colleague.pk}/change/").content.decode()
     assert 'name="email"' not in change and 'name="username"' not in change
-    client.post(f"/admin/accounts/user/{colleague.pk}/change/", {"username": "colleague", "email": "root@evil.example",
-                "is_active": "on", "is_staff": "on", "date_joined_0": "2026-01-01", "date_joined_1": "00:00:00"})  # fmt: skip
+    client.post(
+        f"/admin/accounts/user/{colleague.pk}/change/",
+        {
+            "username": "colleague",
+            "email": "root@evil.example",
+            "is_active": "on",
+            "is_staff": "on",
+            "date_joined_0": "2026-01-01",
+            "date_joined_1": "00:00:00",
+        },
+    )
     colleague.refresh_from_db()
     assert colleague.check_password(PASSWORD) and colleague.email == "colleague@casino.example"
 
@@ -114,8 +130,9 @@ def test_a_password_reset_needs_a_second_staff_member_and_tells_the_one_concerne
     assert bob.check_password("bobs-own-new-phrase-7")
     again = client.get(link, follow=True).content.decode()
     assert "new_password1" not in again  # the link worked once
-    signed_in = client.post("/admin/login/?next=/admin/", {"username": "bob", "password": "bobs-own-new-phrase-7",
-                                                              "otp_token": code(bob)})  # fmt: skip
+    signed_in = client.post(
+        "/admin/login/?next=/admin/", {"username": "bob", "password": "bobs-own-new-phrase-7", "otp_token": code(bob)}
+    )
     assert signed_in.status_code == 302 and signed_in.url == "/admin/"
 
 

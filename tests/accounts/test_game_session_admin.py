@@ -40,14 +40,23 @@ def test_origins_change_by_four_eyes(client, partner):
     client.force_login(maker)
     form = client.get(f"/admin/accounts/partneroriginchange/add/?partner={partner.pk}")
     assert form.context["adminform"].form.initial["origins"] == "https://casino.example"
-    refused = client.post("/admin/accounts/partneroriginchange/add/", {
-        "partner": partner.pk, "origins": "https://casino.example/path", "reason": "typo",
-    })  # fmt: skip
+    refused = client.post(
+        "/admin/accounts/partneroriginchange/add/",
+        {
+            "partner": partner.pk,
+            "origins": "https://casino.example/path",
+            "reason": "typo",
+        },
+    )
     assert refused.status_code == 200 and not PartnerOriginChange.objects.exists()
-    response = client.post("/admin/accounts/partneroriginchange/add/", {
-        "partner": partner.pk, "origins": "https://casino.example\nhttps://Play.Casino.example:8443\n",
-        "reason": "their new game page; ticket 12",
-    })  # fmt: skip
+    response = client.post(
+        "/admin/accounts/partneroriginchange/add/",
+        {
+            "partner": partner.pk,
+            "origins": "https://casino.example\nhttps://Play.Casino.example:8443\n",
+            "reason": "their new game page; ticket 12",
+        },
+    )
     assert response.status_code == 302, response.content.decode()
     change = PartnerOriginChange.objects.get()
     listing = "/admin/accounts/partneroriginchange/"
@@ -86,8 +95,9 @@ def test_game_sessions_are_listed_and_an_operator_ends_one(client, partner):
     ended = GameSession.objects.get(pk=session.pk)
     assert ended.ended_reason == "operator" and ended.ended_at <= timezone.now()
     assert ended.ended_by == f"operator:{operator.pk}"
-    assert AuditEvent.objects.filter(action="game_session.ended", actor_id=str(operator.pk),
-                                     object_id=str(session.pk)).exists()  # fmt: skip
+    assert AuditEvent.objects.filter(
+        action="game_session.ended", actor_id=str(operator.pk), object_id=str(session.pk)
+    ).exists()
     assert "Ended by an operator" in client.get(listing).content.decode()
     detail = client.get(f"/admin/accounts/gamesession/{waiting.pk}/change/")
     assert detail.status_code == 200 and not detail.context["adminform"].form.fields

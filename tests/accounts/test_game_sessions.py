@@ -31,8 +31,11 @@ def partner_pair(client, db):
     api = PartnerClient(client, partner, secret)
     assert api.put(f"{BASE}/ext-1/", {"currency": "EUR"}).status_code == 201
     assert api.put(f"{BASE}/ext-2/", {"currency": "EUR"}).status_code == 201
-    api.post(f"{BASE}/ext-1/transfers/", {"direction": "in", "amount": 50_000, "reference": "dep-1"},
-             HTTP_IDEMPOTENCY_KEY="fund-1")  # fmt: skip
+    api.post(
+        f"{BASE}/ext-1/transfers/",
+        {"direction": "in", "amount": 50_000, "reference": "dep-1"},
+        HTTP_IDEMPOTENCY_KEY="fund-1",
+    )
     return partner, api
 
 
@@ -101,23 +104,36 @@ def test_the_credential_plays_as_its_player_only(client, partner_pair, table):
     _, api = partner_pair
     other = api.post(f"{BASE}/ext-2/rounds/", {"table": table.pk, "main_bet": 100}, HTTP_IDEMPOTENCY_KEY="o1")
     assert other.status_code == 422  # ext-2 has no money: no round of its own, but it exists
-    api.post(f"{BASE}/ext-2/transfers/", {"direction": "in", "amount": 1_000, "reference": "dep-2"},
-             HTTP_IDEMPOTENCY_KEY="fund-2")  # fmt: skip
-    others_round = api.post(f"{BASE}/ext-2/rounds/", {"table": table.pk, "main_bet": 100},
-                            HTTP_IDEMPOTENCY_KEY="o2").json()["id"]  # fmt: skip
+    api.post(
+        f"{BASE}/ext-2/transfers/",
+        {"direction": "in", "amount": 1_000, "reference": "dep-2"},
+        HTTP_IDEMPOTENCY_KEY="fund-2",
+    )
+    others_round = api.post(
+        f"{BASE}/ext-2/rounds/", {"table": table.pk, "main_bet": 100}, HTTP_IDEMPOTENCY_KEY="o2"
+    ).json()["id"]
     token = opened(client, launch(api, table=table.pk))
     wallet = client.get("/api/v1/wallet/", **as_game(token))
     assert wallet.status_code == 200 and wallet.json()["balance"] == 50_000
-    placed = client.post("/api/v1/rounds/", {"table": table.pk, "main_bet": 1_000}, content_type="application/json",
-                         HTTP_IDEMPOTENCY_KEY="g1", **as_game(token))  # fmt: skip
+    placed = client.post(
+        "/api/v1/rounds/",
+        {"table": table.pk, "main_bet": 1_000},
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY="g1",
+        **as_game(token),
+    )
     assert placed.status_code == 201  # no CSRF token: the credential is a header, not a cookie
     assert Round.objects.get(pk=placed.json()["id"]).player.external_id == "ext-1"
     assert client.get(f"/api/v1/rounds/{others_round}/", **as_game(token)).status_code == 404
     assert client.get("/api/v1/rounds/", **as_game(token)).json()["count"] == 1
     # No partner endpoint, whatever the path names.
-    for method, path in (("get", f"{BASE}/ext-1/wallet/"), ("get", f"{BASE}/ext-2/rounds/"),
-                         ("put", f"{BASE}/ext-3/"), ("post", f"{BASE}/ext-1/sessions/"),
-                         ("post", "/api/v1/partner/sessions/demo/")):  # fmt: skip
+    for method, path in (
+        ("get", f"{BASE}/ext-1/wallet/"),
+        ("get", f"{BASE}/ext-2/rounds/"),
+        ("put", f"{BASE}/ext-3/"),
+        ("post", f"{BASE}/ext-1/sessions/"),
+        ("post", "/api/v1/partner/sessions/demo/"),
+    ):
         body = {} if method == "get" else {"data": "{}", "content_type": "application/json"}
         answer = getattr(client, method)(path, **body, **as_game(token))
         assert answer.status_code == 401 and answer.json()["code"] == "signature_invalid", path
@@ -168,8 +184,12 @@ def test_an_exclusion_ends_the_session(client, partner_pair, table):
     _, api = partner_pair
     launched = launch(api, table=table.pk)
     token = opened(client, launched)
-    excluded = client.post("/api/v1/protection/exclusions/", {"kind": "timeout", "days": 1},
-                           content_type="application/json", **as_game(token))  # fmt: skip
+    excluded = client.post(
+        "/api/v1/protection/exclusions/",
+        {"kind": "timeout", "days": 1},
+        content_type="application/json",
+        **as_game(token),
+    )
     assert excluded.status_code == 201, excluded.content
     assert GameSession.objects.get(pk=launched["session"]).ended_reason == "excluded"
     assert client.get("/api/v1/wallet/", **as_game(token)).status_code == 401
@@ -177,15 +197,26 @@ def test_an_exclusion_ends_the_session(client, partner_pair, table):
 
 def test_the_partners_limits_and_the_reality_check_apply_to_the_session(client, partner_pair, table):
     _, api = partner_pair
-    limited = api.request("PUT", f"{BASE}/ext-1/protection/limits/",
-                          {"kind": "wager", "period": "day", "amount": 1_000})  # fmt: skip
+    limited = api.request(
+        "PUT", f"{BASE}/ext-1/protection/limits/", {"kind": "wager", "period": "day", "amount": 1_000}
+    )
     assert limited.status_code == 200
     token = opened(client, launch(api, table=table.pk))
-    first = client.post("/api/v1/rounds/", {"table": table.pk, "main_bet": 1_000}, content_type="application/json",
-                        HTTP_IDEMPOTENCY_KEY="l1", **as_game(token))  # fmt: skip
+    first = client.post(
+        "/api/v1/rounds/",
+        {"table": table.pk, "main_bet": 1_000},
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY="l1",
+        **as_game(token),
+    )
     assert first.status_code == 201
-    refused = client.post("/api/v1/rounds/", {"table": table.pk, "main_bet": 100}, content_type="application/json",
-                          HTTP_IDEMPOTENCY_KEY="l2", **as_game(token))  # fmt: skip
+    refused = client.post(
+        "/api/v1/rounds/",
+        {"table": table.pk, "main_bet": 100},
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY="l2",
+        **as_game(token),
+    )
     assert refused.status_code == 422 and refused.json()["code"] == "limit_exceeded"
     figures = client.get("/api/v1/protection/session/", **as_game(token)).json()
     assert figures["rounds"] == 1  # the reality check counts from the launch, as from a sign-in
@@ -198,8 +229,11 @@ def test_game_pages_may_be_framed_by_the_partners_origins_only(client, partner_p
     policy = page["Content-Security-Policy"]
     assert "frame-ancestors https://casino.example https://www.casino.example:8443" in policy
     assert "X-Frame-Options" not in page
-    for shell in (f"/play/{launched['session']}/", f"/play/{launched['session']}/history/",
-                  f"/play/{launched['session']}/tables/{table.pk}/"):  # fmt: skip
+    for shell in (
+        f"/play/{launched['session']}/",
+        f"/play/{launched['session']}/history/",
+        f"/play/{launched['session']}/tables/{table.pk}/",
+    ):
         answer = client.get(shell)
         assert answer.status_code == 200
         assert (
@@ -221,15 +255,18 @@ def test_a_partner_without_origins_launches_an_unframeable_window(client, table)
     assert "frame-ancestors 'none'" in page["Content-Security-Policy"] and page["X-Frame-Options"] == "DENY"
 
 
-@pytest.mark.parametrize(("body", "code"), [
-    ({"table": 999_999}, "unknown_table"),
-    ({"table": "x"}, "unknown_table"),
-    ({"language": "fr"}, "invalid_input"),
-    ({"language": "pt-br"}, "invalid_input"),
-    ({"lobby_url": "http://casino.example/"}, "invalid_input"),
-    ({"lobby_url": "javascript:alert(1)"}, "invalid_input"),
-    ({"lobby_url": 7}, "invalid_input"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"table": 999_999}, "unknown_table"),
+        ({"table": "x"}, "unknown_table"),
+        ({"language": "fr"}, "invalid_input"),
+        ({"language": "pt-br"}, "invalid_input"),
+        ({"lobby_url": "http://casino.example/"}, "invalid_input"),
+        ({"lobby_url": "javascript:alert(1)"}, "invalid_input"),
+        ({"lobby_url": 7}, "invalid_input"),
+    ],
+)
 def test_bad_launch_input_is_a_400_and_makes_nothing(partner_pair, body, code):
     _, api = partner_pair
     answer = api.post(f"{BASE}/ext-1/sessions/", body)
@@ -263,8 +300,13 @@ def test_a_demo_session_plays_money_of_its_own(client, partner_pair, table, djan
     assert client.get("/api/v1/wallet/", **as_game(token)).json()["balance"] == 100_000
     set_next_round(session.player, tie=False)
     with django_capture_on_commit_callbacks(execute=True):
-        placed = client.post("/api/v1/rounds/", {"table": table.pk, "main_bet": 1_000},
-                             content_type="application/json", HTTP_IDEMPOTENCY_KEY="d1", **as_game(token))  # fmt: skip
+        placed = client.post(
+            "/api/v1/rounds/",
+            {"table": table.pk, "main_bet": 1_000},
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY="d1",
+            **as_game(token),
+        )
     assert placed.status_code == 201
     assert Round.objects.get(pk=placed.json()["id"]).player.partner_id is None
     assert not WebhookDelivery.objects.exists()  # the partner has a webhook URL: nothing for a demo round
@@ -274,16 +316,31 @@ def test_a_demo_session_plays_money_of_its_own(client, partner_pair, table, djan
 
 def test_partner_create_takes_origins(db):
     out = StringIO()
-    call_command("partner_create", "--name", "Origin Casino", "--origin", "https://A.example",
-                 "--origin", "https://b.example:443", "--origin", "https://c.example:8443", stdout=out)  # fmt: skip
+    call_command(
+        "partner_create",
+        "--name",
+        "Origin Casino",
+        "--origin",
+        "https://A.example",
+        "--origin",
+        "https://b.example:443",
+        "--origin",
+        "https://c.example:8443",
+        stdout=out,
+    )
     assert set(json.loads(out.getvalue())) == {"key", "secret"}
     assert Partner.objects.get(name="Origin Casino").origins == [
         "https://a.example",
         "https://b.example",
         "https://c.example:8443",
     ]
-    for bad in ("http://plain.example", "https://x.example/path", "https://*.example", "casino.example",
-                "https://user@x.example"):  # fmt: skip
+    for bad in (
+        "http://plain.example",
+        "https://x.example/path",
+        "https://*.example",
+        "casino.example",
+        "https://user@x.example",
+    ):
         with pytest.raises(CommandError):
             call_command("partner_create", "--name", f"Bad {bad}", "--origin", bad, stdout=StringIO())
 

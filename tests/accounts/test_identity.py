@@ -78,10 +78,16 @@ def test_support_proposes_in_the_admin_and_an_operator_approves_then_the_partner
     client.force_login(maker)
     form = client.get(f"/admin/accounts/playeridentitychange/add/?player={player.pk}")
     assert form.context["adminform"].form.initial["currency"] == "EUR"
-    response = client.post("/admin/accounts/playeridentitychange/add/", {
-        "player": player.pk, "partner": p2.pk, "external_id": "ext-77", "currency": "EUR",
-        "reason": "the player joined P2's casino; ticket 4711",
-    })  # fmt: skip
+    response = client.post(
+        "/admin/accounts/playeridentitychange/add/",
+        {
+            "player": player.pk,
+            "partner": p2.pk,
+            "external_id": "ext-77",
+            "currency": "EUR",
+            "reason": "the player joined P2's casino; ticket 4711",
+        },
+    )
     assert response.status_code == 302, response.content.decode()
     change = PlayerIdentityChange.objects.get()
     assert change.status == IdentityChangeStatus.PROPOSED and change.proposed_by == maker
@@ -106,8 +112,9 @@ def test_support_proposes_in_the_admin_and_an_operator_approves_then_the_partner
 def test_the_proposer_cannot_approve_or_reject_their_own_change(roles, partners):
     maker = staff(OPERATOR)
     player = make_player(username="own")
-    change = player_identity_change_propose(player=player, partner=partners[0][0], external_id="x-1", currency="EUR",
-                                            reason="merge", proposed_by=maker)  # fmt: skip
+    change = player_identity_change_propose(
+        player=player, partner=partners[0][0], external_id="x-1", currency="EUR", reason="merge", proposed_by=maker
+    )
     with pytest.raises(StateConflict, match="four eyes"):
         player_identity_change_approve(change=change, approved_by=maker)
     with pytest.raises(StateConflict, match="four eyes"):
@@ -118,8 +125,14 @@ def test_the_proposer_cannot_approve_or_reject_their_own_change(roles, partners)
 
 def test_a_rejected_change_changes_nothing_and_is_audited(roles, partners):
     player = make_player(username="stay")
-    change = player_identity_change_propose(player=player, partner=partners[0][0], external_id="x-2", currency="EUR",
-                                            reason="merge", proposed_by=staff(SUPPORT))  # fmt: skip
+    change = player_identity_change_propose(
+        player=player,
+        partner=partners[0][0],
+        external_id="x-2",
+        currency="EUR",
+        reason="merge",
+        proposed_by=staff(SUPPORT),
+    )
     checker = staff(OPERATOR)
     player_identity_change_reject(change=change, rejected_by=checker)
     with pytest.raises(StateConflict, match="already decided"):
@@ -132,10 +145,12 @@ def test_a_rejected_change_changes_nothing_and_is_audited(roles, partners):
 def test_an_approval_applies_only_to_the_identity_it_was_proposed_for(roles, partners):
     player = make_player(username="stale")
     (p1, _), (p2, _) = partners
-    first = player_identity_change_propose(player=player, partner=p1, external_id="a", currency="EUR", reason="one",
-                                           proposed_by=staff(SUPPORT))  # fmt: skip
-    second = player_identity_change_propose(player=player, partner=p2, external_id="b", currency="EUR", reason="two",
-                                            proposed_by=staff(SUPPORT))  # fmt: skip
+    first = player_identity_change_propose(
+        player=player, partner=p1, external_id="a", currency="EUR", reason="one", proposed_by=staff(SUPPORT)
+    )
+    second = player_identity_change_propose(
+        player=player, partner=p2, external_id="b", currency="EUR", reason="two", proposed_by=staff(SUPPORT)
+    )
     checker = staff(OPERATOR)
     player_identity_change_approve(change=first, approved_by=checker)
     with pytest.raises(StateConflict, match="propose again"):
@@ -148,10 +163,17 @@ def test_a_partners_player_moves_with_its_login_name_and_cannot_leave_for_no_par
     (p1, _), (p2, _) = partners
     player = make_player(username=f"p{p1.pk}:old-id", partner=p1, external_id="old-id")
     with pytest.raises(InvalidInput, match="cannot leave its partner"):
-        player_identity_change_propose(player=player, partner=None, external_id="", currency="EUR", reason="x",
-                                       proposed_by=staff(SUPPORT))  # fmt: skip
-    change = player_identity_change_propose(player=player, partner=p2, external_id="new-id", currency="EUR",
-                                            reason="P1 sold its book to P2", proposed_by=staff(SUPPORT))  # fmt: skip
+        player_identity_change_propose(
+            player=player, partner=None, external_id="", currency="EUR", reason="x", proposed_by=staff(SUPPORT)
+        )
+    change = player_identity_change_propose(
+        player=player,
+        partner=p2,
+        external_id="new-id",
+        currency="EUR",
+        reason="P1 sold its book to P2",
+        proposed_by=staff(SUPPORT),
+    )
     player_identity_change_approve(change=change, approved_by=staff(OPERATOR))
     player.refresh_from_db()
     assert player.user.username == f"p{p2.pk}:new-id" and (player.partner, player.external_id) == (p2, "new-id")
@@ -169,14 +191,21 @@ def test_a_partners_player_moves_with_its_login_name_and_cannot_leave_for_no_par
         (None, "", "JPY", "ISO 4217"),
     ],
 )
-def test_identities_a_player_cannot_take_are_refused_when_proposed(roles, partners, partner, external_id, currency,
-                                                                   message):  # fmt: skip
+def test_identities_a_player_cannot_take_are_refused_when_proposed(
+    roles, partners, partner, external_id, currency, message
+):
     p1 = partners[0][0]
     make_player(username="holder", partner=p1, external_id="taken")
     player = player_create(username="asker", password="a-long-pass-phrase")
     with pytest.raises(InvalidInput, match=message):
-        player_identity_change_propose(player=player, partner=p1 if partner == 0 else partner, external_id=external_id,
-                                       currency=currency, reason="r", proposed_by=staff(SUPPORT))  # fmt: skip
+        player_identity_change_propose(
+            player=player,
+            partner=p1 if partner == 0 else partner,
+            external_id=external_id,
+            currency=currency,
+            reason="r",
+            proposed_by=staff(SUPPORT),
+        )
     assert not PlayerIdentityChange.objects.exists()
 
 
@@ -184,36 +213,53 @@ def test_a_proposal_needs_a_reason_and_an_inactive_partner_is_refused(roles, par
     p1 = partners[0][0]
     player = make_player(username="noreason")
     with pytest.raises(InvalidInput, match="reason"):
-        player_identity_change_propose(player=player, partner=p1, external_id="r-1", currency="EUR", reason="  ",
-                                       proposed_by=staff(SUPPORT))  # fmt: skip
+        player_identity_change_propose(
+            player=player, partner=p1, external_id="r-1", currency="EUR", reason="  ", proposed_by=staff(SUPPORT)
+        )
     p1.is_active = False
     p1.save()
     with pytest.raises(InvalidInput, match="not active"):
-        player_identity_change_propose(player=player, partner=p1, external_id="r-1", currency="EUR", reason="r",
-                                       proposed_by=staff(SUPPORT))  # fmt: skip
+        player_identity_change_propose(
+            player=player, partner=p1, external_id="r-1", currency="EUR", reason="r", proposed_by=staff(SUPPORT)
+        )
 
 
 def test_the_currency_changes_only_for_a_wallet_that_never_moved_money(roles):
     fresh, funded = make_player(username="fresh"), make_player(username="funded", balance=100)
     with pytest.raises(InvalidInput, match="never moved money"):
-        player_identity_change_propose(player=funded, partner=None, external_id="", currency="USD", reason="r",
-                                       proposed_by=staff(SUPPORT))  # fmt: skip
-    change = player_identity_change_propose(player=fresh, partner=None, external_id="", currency="USD",
-                                            reason="opened in the wrong currency", proposed_by=staff(SUPPORT))  # fmt: skip
+        player_identity_change_propose(
+            player=funded, partner=None, external_id="", currency="USD", reason="r", proposed_by=staff(SUPPORT)
+        )
+    change = player_identity_change_propose(
+        player=fresh,
+        partner=None,
+        external_id="",
+        currency="USD",
+        reason="opened in the wrong currency",
+        proposed_by=staff(SUPPORT),
+    )
     player_identity_change_approve(change=change, approved_by=staff(OPERATOR))
     fresh.refresh_from_db()
     assert fresh.currency == "USD"
     assert set(Account.objects.filter(player=fresh, currency="USD").values_list("kind", flat=True)) == {
-        AccountKind.PLAYER_WALLET, AccountKind.PLAYER_IN_PLAY
+        AccountKind.PLAYER_WALLET,
+        AccountKind.PLAYER_IN_PLAY,
     }
 
 
 def test_the_admin_form_shows_why_a_proposal_is_refused(client, roles, partners):
     player = make_player(username="formy", balance=100)
     client.force_login(staff(OPERATOR))
-    response = client.post("/admin/accounts/playeridentitychange/add/", {
-        "player": player.pk, "partner": "", "external_id": "", "currency": "USD", "reason": "r",
-    })  # fmt: skip
+    response = client.post(
+        "/admin/accounts/playeridentitychange/add/",
+        {
+            "player": player.pk,
+            "partner": "",
+            "external_id": "",
+            "currency": "USD",
+            "reason": "r",
+        },
+    )
     assert response.status_code == 200 and "never moved money" in response.content.decode()
     assert not PlayerIdentityChange.objects.exists()
     assert Player.objects.get(pk=player.pk).currency == "EUR"
@@ -221,8 +267,9 @@ def test_the_admin_form_shows_why_a_proposal_is_refused(client, roles, partners)
 
 def test_a_proposal_is_never_edited_or_deleted(client, roles, partners):
     player = make_player(username="fixed")
-    change = player_identity_change_propose(player=player, partner=partners[0][0], external_id="f-1", currency="EUR",
-                                            reason="r", proposed_by=staff(SUPPORT))  # fmt: skip
+    change = player_identity_change_propose(
+        player=player, partner=partners[0][0], external_id="f-1", currency="EUR", reason="r", proposed_by=staff(SUPPORT)
+    )
     client.force_login(staff(OPERATOR))
     page = f"/admin/accounts/playeridentitychange/{change.pk}/change/"
     assert client.get(page).status_code == 200  # to read

@@ -57,17 +57,28 @@ def redis_away(monkeypatch):
     monkeypatch.setattr(caches["default"].breaker, "allow", lambda: False)
 
 
-@pytest.mark.parametrize("first_body", [
-    {"direction": "in", "amount": 5_000, "reference": "dep-1"},  # the retry is answered by a replay
-    {"direction": "in", "amount": -5, "reference": "dep-1"},  # refused before any work (400)
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "first_body",
+    [
+        {"direction": "in", "amount": 5_000, "reference": "dep-1"},  # the retry is answered by a replay
+        {"direction": "in", "amount": -5, "reference": "dep-1"},  # refused before any work (400)
+    ],
+)
 def test_a_nonce_is_spent_whatever_the_request_was_answered(client, redis_away, first_body):
     partner, secret = partner_create(name="Spent Casino")
     assert PartnerClient(client, partner, secret).put(f"{BASE}/ext-1/", {"currency": "EUR"}).status_code == 201
     path = f"{BASE}/ext-1/transfers/"
     good = json.dumps({"direction": "in", "amount": 5_000, "reference": "dep-1"}).encode()
-    assert client.post(path, data=good, content_type="application/json", HTTP_IDEMPOTENCY_KEY="key-1",
-                       **sign(partner, secret, "POST", path, good)).status_code == 201  # fmt: skip
+    assert (
+        client.post(
+            path,
+            data=good,
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY="key-1",
+            **sign(partner, secret, "POST", path, good),
+        ).status_code
+        == 201
+    )
     body = json.dumps(first_body).encode()
     signed = sign(partner, secret, "POST", path, body)
     first = client.post(path, data=body, content_type="application/json", HTTP_IDEMPOTENCY_KEY="key-1", **signed)

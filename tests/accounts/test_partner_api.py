@@ -187,15 +187,21 @@ def test_a_repeated_reference_with_a_new_key_is_409_and_moves_nothing(api):
     assert Transfer.objects.count() == 1 and api.get(f"{BASE}/ext-1/wallet/").json()["balance"] == 50_000
     # Another direction or player does not make the reference new either: one transfer per reference.
     api.put(f"{BASE}/ext-2/", {"currency": "EUR"})
-    other = api.post(f"{BASE}/ext-2/transfers/", {"direction": "in", "amount": 1, "reference": "dep-1"},
-                     HTTP_IDEMPOTENCY_KEY="other-player")  # fmt: skip
+    other = api.post(
+        f"{BASE}/ext-2/transfers/",
+        {"direction": "in", "amount": 1, "reference": "dep-1"},
+        HTTP_IDEMPOTENCY_KEY="other-player",
+    )
     assert other.status_code == 409 and Transfer.objects.count() == 1 and ledger_verify().ok
 
 
 def test_the_partner_lists_its_transfers_and_its_players_wallet_lines_carry_the_reference(api, client):
     fund(api, "ext-1", amount=50_000)
-    api.post(f"{BASE}/ext-1/transfers/", {"direction": "out", "amount": 20_000, "reference": "wd-1"},
-             HTTP_IDEMPOTENCY_KEY="wd-1")  # fmt: skip
+    api.post(
+        f"{BASE}/ext-1/transfers/",
+        {"direction": "out", "amount": 20_000, "reference": "wd-1"},
+        HTTP_IDEMPOTENCY_KEY="wd-1",
+    )
     fund(api, "ext-2", amount=7_000)
     Transfer.objects.filter(reference="dep-1").update(created_at="2026-11-30T23:59:59Z")
     other, other_secret = partner_create(name="Other Casino")
@@ -204,8 +210,10 @@ def test_the_partner_lists_its_transfers_and_its_players_wallet_lines_carry_the_
     every = api.get("/api/v1/partner/transfers/").json()
     assert every["count"] == 3 and every["next"] is None
     assert [(t["player"], t["direction"], t["amount"], t["reference"]) for t in every["results"]] == [
-        ("ext-2", "in", 7_000, "dep-1-ext-2"), ("ext-1", "out", 20_000, "wd-1"), ("ext-1", "in", 50_000, "dep-1"),
-    ]  # fmt: skip
+        ("ext-2", "in", 7_000, "dep-1-ext-2"),
+        ("ext-1", "out", 20_000, "wd-1"),
+        ("ext-1", "in", 50_000, "dep-1"),
+    ]
     assert set(every["results"][0]) == {"id", "player", "direction", "amount", "currency", "reference", "created_at"}
     day = api.get("/api/v1/partner/transfers/?date=2026-11-30").json()
     assert [t["reference"] for t in day["results"]] == ["dep-1"]
@@ -218,5 +226,6 @@ def test_the_partner_lists_its_transfers_and_its_players_wallet_lines_carry_the_
     assert [t["reference"] for t in of_one["results"]] == ["wd-1", "dep-1"]
     lines = api.get(f"{BASE}/ext-1/wallet/transactions/").json()["results"]
     assert [(line["kind"], line["amount"], line["reference"]) for line in lines] == [
-        ("transfer_out", -20_000, "wd-1"), ("transfer_in", 50_000, "dep-1"),
-    ]  # fmt: skip
+        ("transfer_out", -20_000, "wd-1"),
+        ("transfer_in", 50_000, "dep-1"),
+    ]

@@ -56,10 +56,15 @@ def test_a_timestamp_with_underscores_is_refused_even_when_signed_over(client, p
     partner, secret = partner_pair
     timestamp = f"{int(time.time()):_}"
     body = b'{"currency": "EUR"}'
-    signature = request_signature(secret=secret, timestamp=timestamp, nonce="nonce-0001", method="PUT", path=PATH,
-                                  body=body)  # fmt: skip
-    headers = {"HTTP_X_PARTNER_KEY": partner.key_id, "HTTP_X_TIMESTAMP": timestamp, "HTTP_X_NONCE": "nonce-0001",
-               "HTTP_X_SIGNATURE": signature}  # fmt: skip
+    signature = request_signature(
+        secret=secret, timestamp=timestamp, nonce="nonce-0001", method="PUT", path=PATH, body=body
+    )
+    headers = {
+        "HTTP_X_PARTNER_KEY": partner.key_id,
+        "HTTP_X_TIMESTAMP": timestamp,
+        "HTTP_X_NONCE": "nonce-0001",
+        "HTTP_X_SIGNATURE": signature,
+    }
     assert put(client, headers).status_code == 401
 
 
@@ -74,7 +79,9 @@ header_text = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data(), key=header_text, timestamp=header_text, nonce=header_text, signature=header_text)
 def test_any_headers_give_a_partner_or_signature_invalid(partner_pair, data, key, timestamp, nonce, signature):
     partner, secret = partner_pair
@@ -82,11 +89,13 @@ def test_any_headers_give_a_partner_or_signature_invalid(partner_pair, data, key
     timestamp = data.draw(st.sampled_from([timestamp, str(int(time.time()))]))
     body = data.draw(st.binary(max_size=64))
     if data.draw(st.booleans()) and isinstance(timestamp, str) and isinstance(nonce, str):
-        signature = request_signature(secret=secret, timestamp=timestamp, nonce=nonce, method="PUT", path=PATH,
-                                      body=body)  # fmt: skip
+        signature = request_signature(
+            secret=secret, timestamp=timestamp, nonce=nonce, method="PUT", path=PATH, body=body
+        )
     try:
-        found = partner_authenticate(key_id=key, timestamp=timestamp, nonce=nonce, signature=signature, method="PUT",
-                                     path=PATH, body=body)  # fmt: skip
+        found = partner_authenticate(
+            key_id=key, timestamp=timestamp, nonce=nonce, signature=signature, method="PUT", path=PATH, body=body
+        )
     except SignatureInvalid:
         return
     assert found.partner == partner
@@ -95,8 +104,9 @@ def test_any_headers_give_a_partner_or_signature_invalid(partner_pair, data, key
 def _authenticate(partner, secret, nonce):
     timestamp = str(int(time.time()))
     signature = request_signature(secret=secret, timestamp=timestamp, nonce=nonce, method="PUT", path=PATH, body=b"")
-    return partner_authenticate(key_id=partner.key_id, timestamp=timestamp, nonce=nonce, signature=signature,
-                                method="PUT", path=PATH, body=b"")  # fmt: skip
+    return partner_authenticate(
+        key_id=partner.key_id, timestamp=timestamp, nonce=nonce, signature=signature, method="PUT", path=PATH, body=b""
+    )
 
 
 def test_partner_authenticate_takes_the_nonce_in_redis_in_one_command(partner_pair, django_assert_num_queries):

@@ -29,8 +29,9 @@ def sign_in(client, password):
 
 @pytest.mark.parametrize("password", ["zzzzzzzzzzzzzzz", "qwertyuiop", "alice12345", "Password123", "12345678901"])
 def test_weak_passwords_are_refused_at_sign_up(client, password):
-    response = client.post("/api/v1/players/", {"username": "newcomer", "password": password},
-                           content_type="application/json")  # fmt: skip
+    response = client.post(
+        "/api/v1/players/", {"username": "newcomer", "password": password}, content_type="application/json"
+    )
     assert_problem(response, 400, "invalid_input")
     page = client.post("/signup/", {"username": "newcomer2", "password": password, "email": ""})
     assert page.status_code == 200 and "errorlist" in page.content.decode()
@@ -59,8 +60,9 @@ def test_a_session_caller_keeps_its_session_and_the_others_end(alice):
     mine, other = Client(enforce_csrf_checks=False), Client()
     mine.force_login(alice.user)
     other.force_login(alice.user)
-    answer = mine.post("/api/v1/auth/password/", {"old_password": OLD, "new_password": NEW},
-                       content_type="application/json")  # fmt: skip
+    answer = mine.post(
+        "/api/v1/auth/password/", {"old_password": OLD, "new_password": NEW}, content_type="application/json"
+    )
     assert answer.status_code == 200 and answer.json() == {"token": None}
     assert mine.get("/api/v1/wallet/").status_code == 200
     assert other.get("/api/v1/wallet/").status_code in (401, 403)
@@ -69,10 +71,14 @@ def test_a_session_caller_keeps_its_session_and_the_others_end(alice):
 def test_wrong_current_passwords_are_counted(client, alice):
     token = token_issue(user=alice.user)
     statuses = [
-        client.post("/api/v1/auth/password/", {"old_password": f"guess-{n}", "new_password": NEW},
-                    content_type="application/json", HTTP_AUTHORIZATION=f"Token {token}").status_code
+        client.post(
+            "/api/v1/auth/password/",
+            {"old_password": f"guess-{n}", "new_password": NEW},
+            content_type="application/json",
+            HTTP_AUTHORIZATION=f"Token {token}",
+        ).status_code
         for n in range(11)
-    ]  # fmt: skip
+    ]
     assert statuses == [400] * 10 + [429]
 
 
@@ -85,8 +91,10 @@ def test_the_web_page_changes_the_password(client, alice):
     assert page.status_code == 200 and 'autocomplete="current-password"' in page.content.decode()
     differ = client.post("/account/password/", {"old_password": OLD, "new_password": NEW, "new_password_again": "x"})
     assert differ.status_code == 200 and "differ" in differ.content.decode()
-    weak = client.post("/account/password/", {"old_password": OLD, "new_password": "zzzzzzzzzzzzzzz",
-                                              "new_password_again": "zzzzzzzzzzzzzzz"})  # fmt: skip
+    weak = client.post(
+        "/account/password/",
+        {"old_password": OLD, "new_password": "zzzzzzzzzzzzzzz", "new_password_again": "zzzzzzzzzzzzzzz"},
+    )
     assert weak.status_code == 200 and "guess" in weak.content.decode()
     done = client.post("/account/password/", {"old_password": OLD, "new_password": NEW, "new_password_again": NEW})
     assert done.status_code == 302 and done.url == "/wallet/"

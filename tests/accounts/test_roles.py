@@ -74,8 +74,17 @@ def test_an_auditor_reads_everything_in_the_admin_and_changes_nothing(client):
     roles_sync()
     auditor = staff(AUDITOR)
     client.force_login(auditor)
-    for page in ("casino/round", "casino/table", "ledger/journalentry", "ledger/account", "accounts/player",
-                 "protection/playerlimit", "core/auditevent", "admin/logentry", "ledger/verificationrun"):  # fmt: skip
+    for page in (
+        "casino/round",
+        "casino/table",
+        "ledger/journalentry",
+        "ledger/account",
+        "accounts/player",
+        "protection/playerlimit",
+        "core/auditevent",
+        "admin/logentry",
+        "ledger/verificationrun",
+    ):
         assert client.get(f"/admin/{page}/").status_code == 200, page
     assert client.get("/admin/casino/table/add/").status_code == 403
     assert client.get("/admin/ledger/adjustment/add/").status_code == 403

@@ -31,7 +31,11 @@ def test_partner_and_player_reads_the_active_partner_and_its_player(django_asser
     with django_assert_num_queries(1):
         found_partner, found_player = sql.partner_and_player(key_id=partner.key_id, external_id="ext-1")
         assert (found_partner.pk, found_player.pk, found_player.user.username, found_player.partner.pk) == (
-            partner.pk, player.pk, player.user.username, partner.pk)  # fmt: skip
+            partner.pk,
+            player.pk,
+            player.user.username,
+            partner.pk,
+        )
     assert sql.partner_and_player(key_id=partner.key_id, external_id="ext-2") == (partner, None)  # not its player
     assert sql.partner_and_player(key_id=partner.key_id, external_id=None) == (partner, None)
     partner.is_active = False

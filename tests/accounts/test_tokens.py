@@ -40,8 +40,9 @@ def tina(db):
 
 
 def sign_in(client, username="tina", password=PASSWORD, **headers):
-    return client.post("/api/v1/auth/token/", {"username": username, "password": password},
-                       content_type="application/json", **headers)  # fmt: skip
+    return client.post(
+        "/api/v1/auth/token/", {"username": username, "password": password}, content_type="application/json", **headers
+    )
 
 
 def wallet(client, key):
@@ -134,8 +135,9 @@ def test_saving_a_user_without_changing_the_password_keeps_the_tokens(client, ti
 @pytest.mark.parametrize("body", [{"kind": "timeout", "days": 1}, {"kind": "self_exclusion", "months": 6}])
 def test_an_exclusion_ends_every_token(client, tina, body):
     key, other = sign_in(client).json()["token"], sign_in(client).json()["token"]
-    response = client.post("/api/v1/protection/exclusions/", body, content_type="application/json",
-                           HTTP_AUTHORIZATION=f"Token {key}")  # fmt: skip
+    response = client.post(
+        "/api/v1/protection/exclusions/", body, content_type="application/json", HTTP_AUTHORIZATION=f"Token {key}"
+    )
     assert response.status_code in (200, 201), response.content
     assert wallet(client, key).status_code == 401 and wallet(client, other).status_code == 401
     assert AuditEvent.objects.get(action="tokens.revoked").data == {"count": 2, "reason": "excluded"}
@@ -166,9 +168,15 @@ def test_idle_tokens_are_purged(tina, clock, settings):
 
 @pytest.mark.parametrize(
     "header",
-    ["Token a\x00b", "Token " + "a" * 5_000, "Token \u00e9", "Token " + "0" * 63 + "\x00", "Token " + "G" * 64,
-     "Token " + "A" * 64],
-)  # fmt: skip
+    [
+        "Token a\x00b",
+        "Token " + "a" * 5_000,
+        "Token \u00e9",
+        "Token " + "0" * 63 + "\x00",
+        "Token " + "G" * 64,
+        "Token " + "A" * 64,
+    ],
+)
 def test_a_token_of_another_form_is_refused_without_a_query(client, tina, header):
     """A NUL in the key reached PostgreSQL and was a 500."""
     with CaptureQueriesContext(connection) as statements:

@@ -33,8 +33,9 @@ def api(client):
 
 
 def transfer_in(api, key="deposit-1"):
-    return api.post(f"{BASE}/ext-1/transfers/", {"direction": "in", "amount": 5_000, "reference": "dep-1"},
-                    HTTP_IDEMPOTENCY_KEY=key)  # fmt: skip
+    return api.post(
+        f"{BASE}/ext-1/transfers/", {"direction": "in", "amount": 5_000, "reference": "dep-1"}, HTTP_IDEMPOTENCY_KEY=key
+    )
 
 
 def losing(monkeypatch, times: int) -> list:

@@ -91,8 +91,9 @@ def play_history(*, players, tables, days: int, per_day: int, war_every: int = 2
             player, table = players[(day + n) % len(players)], tables[n % len(tables)]
             bet = table.min_bet * (1 + (day + n) % 3)
             tie = table.bet_step if table.max_tie_bet and n % 4 == 0 else 0
-            round_ = round_place(player=player, table_id=table.pk, main_bet=bet, tie_bet=tie,
-                                 actor=Actor.player(player))  # fmt: skip
+            round_ = round_place(
+                player=player, table_id=table.pk, main_bet=bet, tie_bet=tie, actor=Actor.player(player)
+            )
             if round_.status == RoundStatus.AWAITING_DECISION:
                 ties += 1
                 action = "surrender" if ties % war_every == 0 else "war"
@@ -102,6 +103,7 @@ def play_history(*, players, tables, days: int, per_day: int, war_every: int = 2
             moment = start + (end - start) * (n + 1) / (count + 1)
             Round.objects.filter(pk=round_.pk).update(created_at=moment, resolved_at=moment)
             Round.objects.filter(pk=round_.pk, settled_at__isnull=False).update(
-                settled_at=moment + timedelta(milliseconds=120 + 40 * (n % 5)))
+                settled_at=moment + timedelta(milliseconds=120 + 40 * (n % 5))
+            )
             placed.append(round_)
     return placed

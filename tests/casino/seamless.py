@@ -46,8 +46,11 @@ def seamless(wallet, client, table):
 
 
 def place(api, *, key: str, table, main_bet: int = 1_000, tie_bet: int = 0, player: str = PLAYER):
-    return api.post(f"{BASE}/{player}/rounds/", {"table": table.pk, "main_bet": main_bet, "tie_bet": tie_bet},
-                    HTTP_IDEMPOTENCY_KEY=key)  # fmt: skip
+    return api.post(
+        f"{BASE}/{player}/rounds/",
+        {"table": table.pk, "main_bet": main_bet, "tie_bet": tie_bet},
+        HTTP_IDEMPOTENCY_KEY=key,
+    )
 
 
 def calls_named(wallet, name: str) -> list:

@@ -31,8 +31,9 @@ def test_round_recall_shows_cards_decision_ledger_and_verification(
     )
     assert "Stake into play" in page and "Round settlement" in page and "not revealed yet" in page
     # Words and money, never codes, minor units or JSON.
-    assert "Go to war, by the player" in page and ("Won the war" in page or "Lost the war" in page
-                                                   or "Tie in the war" in page)  # fmt: skip
+    assert "Go to war, by the player" in page and (
+        "Won the war" in page or "Lost the war" in page or "Tie in the war" in page
+    )
     assert "€10.00" in page and "War raise" in page and "Tie bet pays" in page and "10 to 1" in page
     assert "war_win" not in page and "war_lose" not in page and '"main":' not in page and '"decks":' not in page
     assert str(round_.id) in page  # the whole id on its page
@@ -87,10 +88,23 @@ def test_a_table_s_limits_are_typed_and_read_as_money(admin_client, table):
     assert "€1.00" in listed and "€1,000.00" in listed  # min and max bet
     page = admin_client.get(f"/admin/casino/tablechange/add/?table={table.pk}").content.decode()
     assert 'name="min_bet" value="1.00"' in page and 'name="max_bet" value="1000.00"' in page
-    form = {"table": table.pk, "name": table.name, "currency": "EUR", "min_bet": "2.50", "max_bet": "1,500.00",
-            "bet_step": "0.50", "max_tie_bet": "100.00", "decks": "6", "burn": "3", "tie_pays": "10",
-            "shuffle": "fresh", "penetration": "75", "decision_timeout_s": "30", "house_rule": "war",
-            "reason": "higher stakes"}  # fmt: skip
+    form = {
+        "table": table.pk,
+        "name": table.name,
+        "currency": "EUR",
+        "min_bet": "2.50",
+        "max_bet": "1,500.00",
+        "bet_step": "0.50",
+        "max_tie_bet": "100.00",
+        "decks": "6",
+        "burn": "3",
+        "tie_pays": "10",
+        "shuffle": "fresh",
+        "penetration": "75",
+        "decision_timeout_s": "30",
+        "house_rule": "war",
+        "reason": "higher stakes",
+    }
     response = admin_client.post("/admin/casino/tablechange/add/", form)
     assert response.status_code == 302, response.content.decode()[:3000]
     change = TableChange.objects.get()
@@ -102,8 +116,14 @@ def test_a_table_s_limits_are_typed_and_read_as_money(admin_client, table):
 def test_a_webhook_delivery_shows_its_payload_and_failing_ones_are_one_filter_away(admin_client, player, table):
     round_ = round_place(player=player, table_id=table.pk, main_bet=600, actor=Actor.player(player))
     partner, _ = partner_create(name="Hooked")
-    delivery = WebhookDelivery.objects.create(partner=partner, round=round_, payload={"event": "round.settled"},
-                                              next_attempt_at=round_.created_at, attempts=2, last_status_code=500)  # fmt: skip
+    delivery = WebhookDelivery.objects.create(
+        partner=partner,
+        round=round_,
+        payload={"event": "round.settled"},
+        next_attempt_at=round_.created_at,
+        attempts=2,
+        last_status_code=500,
+    )
     listed = admin_client.get("/admin/casino/webhookdelivery/?state=failing").content.decode()
     assert str(delivery.id)[:8] in listed and "HTTP 500" in listed
     assert (

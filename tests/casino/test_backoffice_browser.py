@@ -55,15 +55,27 @@ def sign_in(page, username: str, device, next_path: str = "/admin/") -> None:
 def casino_history():
     """A month of real rounds at two EUR tables, a partner's failing webhook, a time-out, a verification run."""
     classic = TableFactory(name="Classic EUR", min_bet=500, max_bet=50_000, bet_step=100, max_tie_bet=5_000)
-    bonus = TableFactory(name="High Roller EUR", min_bet=1_000, max_bet=500_000, bet_step=500, max_tie_bet=50_000,
-                         tie_pays=11, tie_after_tie_bonus=True)  # fmt: skip
+    bonus = TableFactory(
+        name="High Roller EUR",
+        min_bet=1_000,
+        max_bet=500_000,
+        bet_step=500,
+        max_tie_bet=50_000,
+        tie_pays=11,
+        tie_after_tie_bonus=True,
+    )
     players = [make_player(balance=5_000_000, username=f"player{i}") for i in range(4)]
     play_history(players=players, tables=[classic, bonus], days=30, per_day=8)
     partner, _ = partner_create(name="Example Casino")
     theirs = player_create(username="partner-player", password=None, partner=partner, external_id="p-1")
-    WebhookDelivery.objects.create(partner=partner, round=Round.objects.first(), payload={"event": "round.settled"},
-                                   next_attempt_at=Round.objects.first().created_at, attempts=3,
-                                   last_status_code=503)  # fmt: skip
+    WebhookDelivery.objects.create(
+        partner=partner,
+        round=Round.objects.first(),
+        payload={"event": "round.settled"},
+        next_attempt_at=Round.objects.first().created_at,
+        attempts=3,
+        last_status_code=503,
+    )
     exclusion_start(player=players[0], kind="timeout", days=3, actor=Actor.player(players[0]))
     exclusion_start(player=theirs, kind="self_exclusion", months=6, actor=Actor.player(theirs))
     ledger_verify(triggered_by="nightly")
@@ -93,14 +105,25 @@ def test_the_sign_in_asks_for_the_six_digit_code_only(page, violations, django_u
     assert violations == [], violations
 
 
-def test_the_overview_shows_an_operator_play_revenue_and_the_health_of_payments(page, violations, django_user_model,
-                                                                                  casino_history):  # fmt: skip
+def test_the_overview_shows_an_operator_play_revenue_and_the_health_of_payments(
+    page, violations, django_user_model, casino_history
+):
     _, device = staff_member(django_user_model, "olive", OPERATOR)
     sign_in(page, "olive", device)
     body = page.inner_text("#content-main")
-    for expected in ("Today, EUR", "Awaiting a decision", "Settlement", "Partner webhooks failing",
-                     "Ledger verification", "all invariants hold", "Players protected now", "Classic EUR",
-                     "High Roller EUR", "main bet, observed", "war / surrender"):  # fmt: skip
+    for expected in (
+        "Today, EUR",
+        "Awaiting a decision",
+        "Settlement",
+        "Partner webhooks failing",
+        "Ledger verification",
+        "all invariants hold",
+        "Players protected now",
+        "Classic EUR",
+        "High Roller EUR",
+        "main bet, observed",
+        "war / surrender",
+    ):
         assert expected.lower() in body.lower(), expected
     assert re.search(r"GGR -?€[\d,]+\.\d\d", body)  # money in its currency, never cents
     assert page.locator("[data-tile=webhooks] .figure").inner_text().startswith("1")
@@ -128,8 +151,9 @@ def test_support_sees_rounds_and_protected_players_but_no_revenue(page, violatio
     assert violations == [], violations
 
 
-def test_the_rounds_list_fits_1280_px_with_short_ids_and_a_round_reads_in_words(page, violations, django_user_model,
-                                                                                 casino_history):  # fmt: skip
+def test_the_rounds_list_fits_1280_px_with_short_ids_and_a_round_reads_in_words(
+    page, violations, django_user_model, casino_history
+):
     _, device = staff_member(django_user_model, "olive", OPERATOR)
     sign_in(page, "olive", device, next_path="/admin/casino/round/")
     results = page.locator("#result_list")
@@ -181,8 +205,12 @@ def test_the_back_office_writes_every_moment_one_way_the_rtp_interval_stays_poss
 ):
     _, device = staff_member(django_user_model, "olive", OPERATOR)
     sign_in(page, "olive", device, next_path="/admin/reports/rtp/")
-    rows = {row[2]: row for row in page.eval_on_selector_all(
-        "table.figures tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.innerText))")}  # fmt: skip
+    rows = {
+        row[2]: row
+        for row in page.eval_on_selector_all(
+            "table.figures tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.innerText))"
+        )
+    }
     low, high = (float(x.replace(",", "")) for x in re.findall(r"(-?[\d,.]+)\s%", rows["tie"][7]))
     assert 0 <= low < 55 < high <= 1_100, rows["tie"]  # one win in twenty tie bets: 55 %, never below 0 %
     main = [float(x) for x in re.findall(r"(-?[\d.]+)\s%", rows["main"][7])]

@@ -38,10 +38,29 @@ def worker(eager_celery):
         "REDIS_URL": settings.REDIS_URL,
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--queues", queue,
-         "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--pool",
+            "solo",
+            "--queues",
+            queue,
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "--loglevel",
+            "INFO",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     eager_celery.conf.task_always_eager = False
     eager_celery.conf.broker_url = settings.REDIS_URL
     # The app keeps the connection pools of the broker it first published to: an earlier test's

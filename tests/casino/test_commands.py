@@ -57,10 +57,15 @@ def test_demo_data_refused_exits_non_zero_and_says_why(tmp_path):
     """As an operator runs it: `manage.py demo_data` on a production configuration."""
     from django.conf import settings as django_settings
 
-    env = {**os.environ, "DEBUG": "false", "DEMO_DATA": "false",
-           "DATABASE_URL": _database_url(django_settings.DATABASES["default"])}  # fmt: skip
-    result = subprocess.run([sys.executable, "manage.py", "demo_data"], cwd=ROOT, env=env, capture_output=True,
-                            text=True, timeout=120)  # fmt: skip
+    env = {
+        **os.environ,
+        "DEBUG": "false",
+        "DEMO_DATA": "false",
+        "DATABASE_URL": _database_url(django_settings.DATABASES["default"]),
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "demo_data"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode != 0 and "--yes-demo-logins" in result.stderr
     assert not User.objects.exists()
 

@@ -64,7 +64,9 @@ def test_play_today_and_the_last_30_days_per_currency_and_table(month, now):
     (eur,) = [t for t in play.tables if t.currency == "EUR"]
     assert eur.today.rounds == 2 and eur.totals.rounds == 3 and eur.main.rounds == 3
     assert eur.main.rtp == pytest.approx(2 / 3) and eur.main.low < eur.main.rtp < eur.main.high
-    assert eur.exact_war == pytest.approx(0.971229, abs=1e-6) and eur.exact_surrender == pytest.approx(0.963023, abs=1e-6)
+    assert eur.exact_war == pytest.approx(0.971229, abs=1e-6) and eur.exact_surrender == pytest.approx(
+        0.963023, abs=1e-6
+    )
     assert eur.tie.rounds == 1 and eur.tie.rtp == 0.0
 
 
@@ -74,7 +76,9 @@ def test_rounds_waiting_for_a_decision_and_for_settlement_and_the_settlement_lag
     add_round(player, table, main=100, nets=LOSE, status=RoundStatus.RESOLVED, resolved_at=now - timedelta(minutes=2))
     settled = add_round(player, table, main=100, nets=LOSE, resolved_at=now - timedelta(minutes=5))
     type(settled).objects.filter(pk=settled.pk).update(settled_at=now - timedelta(minutes=5) + timedelta(seconds=2))
-    type(settled).objects.filter(status=RoundStatus.AWAITING_DECISION).update(decision_deadline=now - timedelta(seconds=1))
+    type(settled).objects.filter(status=RoundStatus.AWAITING_DECISION).update(
+        decision_deadline=now - timedelta(seconds=1)
+    )
     ops = dashboard_operations(now=now)
     assert (ops.awaiting, ops.awaiting_overdue) == (1, 1)
     assert ops.backlog == 1 and ops.oldest_unsettled == now - timedelta(minutes=2)
@@ -87,8 +91,9 @@ def test_failing_webhooks_verification_and_protected_players(month, now):
     table = TableFactory(name="Hooks")
     rounds = [add_round(theirs, table, main=100, nets=LOSE, resolved_at=now) for _ in range(3)]
     for round_, attempts, delivered in ((rounds[0], 3, None), (rounds[1], 0, None), (rounds[2], 1, now)):
-        WebhookDelivery.objects.create(partner=partner, round=round_, payload={}, next_attempt_at=now,
-                                       attempts=attempts, delivered_at=delivered)  # fmt: skip
+        WebhookDelivery.objects.create(
+            partner=partner, round=round_, payload={}, next_attempt_at=now, attempts=attempts, delivered_at=delivered
+        )
     hooks = dashboard_webhooks()
     assert (hooks.undelivered, hooks.failing, hooks.failing_by_partner) == (2, 1, [("Slow Partner", 1)])
     assert dashboard_verification(now=now).latest is None

@@ -24,15 +24,33 @@ pytestmark = pytest.mark.django_db
 
 
 def add_round(player, table, *, main, tie=0, raise_bet=0, nets, status=RoundStatus.SETTLED, resolved_at=None):
-    pair, _ = SeedPair.objects.get_or_create(player=player, active=True, defaults={"server_seed": "0" * 64,
-                                             "server_seed_hash": f"{player.pk:064d}", "client_seed": "c"})  # fmt: skip
+    pair, _ = SeedPair.objects.get_or_create(
+        player=player,
+        active=True,
+        defaults={"server_seed": "0" * 64, "server_seed_hash": f"{player.pk:064d}", "client_seed": "c"},
+    )
     net = sum(nets.values())
     return Round.objects.create(
-        player=player, table=table, currency=table.currency, status=status, rules={}, main_bet=main, tie_bet=tie,
-        raise_bet=raise_bet, player_card="KH", dealer_card="2C", seed_pair=pair, nonce=Round.objects.count(),
-        shoe_nonce=0, nets=nets, net=net, payout=main + tie + raise_bet + net, placed_by_type="player", placed_by_id="1",
+        player=player,
+        table=table,
+        currency=table.currency,
+        status=status,
+        rules={},
+        main_bet=main,
+        tie_bet=tie,
+        raise_bet=raise_bet,
+        player_card="KH",
+        dealer_card="2C",
+        seed_pair=pair,
+        nonce=Round.objects.count(),
+        shoe_nonce=0,
+        nets=nets,
+        net=net,
+        payout=main + tie + raise_bet + net,
+        placed_by_type="player",
+        placed_by_id="1",
         resolved_at=None if status == RoundStatus.AWAITING_DECISION else (resolved_at or timezone.now()),
-    )  # fmt: skip
+    )
 
 
 @pytest.fixture
@@ -101,7 +119,10 @@ def test_report_pages_and_csv(admin_client, data):
     }
     assert {r["currency"]: r["staked"] for r in rows} == {"EUR": "31.00", "USD": "20.00"}
     rtp = list(csv.DictReader(io.StringIO(admin_client.get("/admin/reports/rtp/?format=csv").content.decode())))
-    assert {(r["table"], r["bet"]): (r["currency"], r["staked"]) for r in rtp}[("EUR table", "main")] == ("EUR", "30.00")
+    assert {(r["table"], r["bet"]): (r["currency"], r["staked"]) for r in rtp}[("EUR table", "main")] == (
+        "EUR",
+        "30.00",
+    )
     assert "observed_rtp" in rtp[0]
     shown = page.content.decode()
     assert "€31.00" in shown and "$20.00" in shown and "minor units" not in shown and ">3100<" not in shown
@@ -144,7 +165,9 @@ def history(noon):
     lose = {"main": -1000, "raise": 0, "tie": 0, "bonus": 0}
     add_round(alice, eur, main=1000, nets=win, resolved_at=_day(3))
     add_round(alice, eur, main=1000, nets=lose, resolved_at=_day(3, hour=23))
-    add_round(bob, eur, main=1000, tie=100, nets={**lose, "tie": 1000}, resolved_at=_day(2))  # the tie bet won 10 to 1: GGR 0
+    add_round(
+        bob, eur, main=1000, tie=100, nets={**lose, "tie": 1000}, resolved_at=_day(2)
+    )  # the tie bet won 10 to 1: GGR 0
     add_round(bob, eur, main=1000, nets=lose, resolved_at=_day(0, hour=0))  # today
     return eur
 
@@ -160,7 +183,12 @@ def test_finished_hours_are_summed_up_once_and_read_like_the_rounds(history):
     # Every hour from the first round's is marked, those without rounds too; rows only where rounds were.
     assert RoundHour.objects.order_by("hour").first().hour == _day(3)
     assert RoundHour.objects.filter(hour__gte=_day(3), hour__lt=_day(1)).count() == 48
-    assert sorted(row.hour for row in RoundHourTotal.objects.all()) == [_day(3), _day(3, hour=23), _day(2), _day(0, hour=0)]
+    assert sorted(row.hour for row in RoundHourTotal.objects.all()) == [
+        _day(3),
+        _day(3, hour=23),
+        _day(2),
+        _day(0, hour=0),
+    ]
     assert round_hours_sum_up() == 0  # nothing left to sum up
     by_partner = {row["partner"]: row["ggr"] for row in ggr_report(by="partner")}
     assert by_partner == {"(own players)": 0, "Big Partner": 1000}
@@ -202,13 +230,31 @@ def test_the_engine_s_rounds_give_an_observed_rtp_whose_interval_holds_the_exact
     rounds = []
     for nonce in range(4_000):
         state = play_round(rules=rules, main=1000, tie=100, cards=FreshShoe(rules.decks, HmacStream(key, "war", nonce)))
-        rounds.append(Round(
-            player=player, table=table, currency="EUR", status=RoundStatus.SETTLED, rules=rules.as_json(),
-            main_bet=1000, tie_bet=100, raise_bet=state.raise_bet, player_card=state.player_card.code,
-            dealer_card=state.dealer_card.code, outcome=state.outcome.value, nets=state.nets.as_dict(),
-            net=state.nets.total, payout=state.payout, seed_pair=pair, nonce=nonce, shoe_nonce=nonce,
-            placed_by_type="player", placed_by_id="1", resolved_at=moment, settled_at=moment,
-        ))  # fmt: skip
+        rounds.append(
+            Round(
+                player=player,
+                table=table,
+                currency="EUR",
+                status=RoundStatus.SETTLED,
+                rules=rules.as_json(),
+                main_bet=1000,
+                tie_bet=100,
+                raise_bet=state.raise_bet,
+                player_card=state.player_card.code,
+                dealer_card=state.dealer_card.code,
+                outcome=state.outcome.value,
+                nets=state.nets.as_dict(),
+                net=state.nets.total,
+                payout=state.payout,
+                seed_pair=pair,
+                nonce=nonce,
+                shoe_nonce=nonce,
+                placed_by_type="player",
+                placed_by_id="1",
+                resolved_at=moment,
+                settled_at=moment,
+            )
+        )
     Round.objects.bulk_create(rounds)
     report = {row["bet"]: row for row in rtp_report()}
     for bet in ("main", "tie"):
@@ -222,9 +268,10 @@ def test_the_engine_s_rounds_give_an_observed_rtp_whose_interval_holds_the_exact
 @hyp_settings(max_examples=300, deadline=None)
 @given(
     returns=st.lists(st.sampled_from([-1.0, 0.5, 2.0]), min_size=1, max_size=60),
-    wins=st.integers(min_value=0, max_value=60), bets=st.integers(min_value=1, max_value=60),
+    wins=st.integers(min_value=0, max_value=60),
+    bets=st.integers(min_value=1, max_value=60),
     pays=st.integers(min_value=1, max_value=30),
-)  # fmt: skip
+)
 def test_an_observed_rtp_interval_never_leaves_what_the_bet_can_return(returns, wins, bets, pays):
     """A short run's normal interval went below zero ("-19.772 % to 127.089 %" for a tie bet): the
     main bet's is kept within -100 % (a war lost) and 200 %, the tie bet's is Wilson's of its wins."""

@@ -34,10 +34,22 @@ def calls(db, fake_dns):
 
     def call(kind: str, amount: int, status: str, *, at=today, purpose="stake") -> WalletCall:
         made = WalletCall.objects.create(
-            transaction_id=f"{uuid.uuid4().hex}-{purpose}", kind=kind, purpose=purpose, partner=partner, player=player,
-            round_id=uuid.uuid4(), amount=amount, currency="EUR", status=status, request_body={"a": 1},
-            next_attempt_at=at, attempts=1, latency_ms=3, last_status_code=200, last_answer='{"balance": 5}',
-        )  # fmt: skip
+            transaction_id=f"{uuid.uuid4().hex}-{purpose}",
+            kind=kind,
+            purpose=purpose,
+            partner=partner,
+            player=player,
+            round_id=uuid.uuid4(),
+            amount=amount,
+            currency="EUR",
+            status=status,
+            request_body={"a": 1},
+            next_attempt_at=at,
+            attempts=1,
+            latency_ms=3,
+            last_status_code=200,
+            last_answer='{"balance": 5}',
+        )
         WalletCall.objects.filter(pk=made.pk).update(created_at=at)
         return made
 
@@ -125,10 +137,16 @@ def test_partner_reconcile_of_a_transfer_partner_prints_its_transfers_of_the_day
     partner, _secret = partner_create(name="Transfer Casino")
     player = make_player(username="p-t", partner=partner, external_id="ext-t")
     for reference, direction, amount in (("in-1", "in", 5_000), ("in-2", "in", 2_500), ("out-1", "out", 1_000)):
-        partner_transfer(partner=partner, player=player, direction=TransferDirection(direction), amount=amount,
-                         reference=reference)  # fmt: skip
+        partner_transfer(
+            partner=partner, player=player, direction=TransferDirection(direction), amount=amount, reference=reference
+        )
     Transfer.objects.filter(reference="in-2").update(created_at=timezone.now() - timedelta(days=1))
     report = _reconcile(partner, timezone.now().date())
-    assert report == {"partner": "Transfer Casino", "date": timezone.now().date().isoformat(), "wallet": "transfer",
-                      "transfers_in": {"count": 1, "total": 5_000}, "transfers_out": {"count": 1, "total": 1_000},
-                      "pending": []}  # fmt: skip
+    assert report == {
+        "partner": "Transfer Casino",
+        "date": timezone.now().date().isoformat(),
+        "wallet": "transfer",
+        "transfers_in": {"count": 1, "total": 5_000},
+        "transfers_out": {"count": 1, "total": 1_000},
+        "pending": [],
+    }

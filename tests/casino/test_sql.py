@@ -28,31 +28,62 @@ KINDS = ["wager", "loss"]
 
 def _other_connection():
     settings = connection.settings_dict
-    return psycopg.connect(host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"],
-                           password=settings["PASSWORD"], dbname=settings["NAME"], autocommit=True)  # fmt: skip
+    return psycopg.connect(
+        host=settings["HOST"],
+        port=settings["PORT"] or 5432,
+        user=settings["USER"],
+        password=settings["PASSWORD"],
+        dbname=settings["NAME"],
+        autocommit=True,
+    )
 
 
 def _open(player, table, at=None):
-    return sql.round_open(player_id=player.pk, currency=player.currency, table_id=table.pk, guard_kinds=KINDS,
-                          at=at or timezone.now())  # fmt: skip
+    return sql.round_open(
+        player_id=player.pk, currency=player.currency, table_id=table.pk, guard_kinds=KINDS, at=at or timezone.now()
+    )
 
 
 def _round(player, table, pair, **fields):
     now = timezone.now()
     values = dict(
-        id=uuid.uuid4(), player=player, table=table, currency="EUR", status=RoundStatus.RESOLVED, rules={"decks": 6},
-        main_bet=100, tie_bet=0, player_card="KH", dealer_card="2C", seed_pair=pair, nonce=pair.next_nonce,
-        shoe_nonce=pair.next_nonce, placed_by_type="player", placed_by_id=str(player.pk), created_at=now,
-        resolved_at=now, outcome="win", nets={"main": 100}, net=100, payout=200,
-    )  # fmt: skip
+        id=uuid.uuid4(),
+        player=player,
+        table=table,
+        currency="EUR",
+        status=RoundStatus.RESOLVED,
+        rules={"decks": 6},
+        main_bet=100,
+        tie_bet=0,
+        player_card="KH",
+        dealer_card="2C",
+        seed_pair=pair,
+        nonce=pair.next_nonce,
+        shoe_nonce=pair.next_nonce,
+        placed_by_type="player",
+        placed_by_id=str(player.pk),
+        created_at=now,
+        resolved_at=now,
+        outcome="win",
+        nets={"main": 100},
+        net=100,
+        payout=200,
+    )
     values.update(fields)
     return Round(**values)
 
 
 def _place(player, table, round_, stake=100):
     wallet, in_play = player_accounts_open(player=player)
-    sql.round_place(round_=round_, audit={"nonce": round_.nonce}, stake_key=f"round:{round_.id}:stake",
-                    stake_reason="main bet", wallet_id=wallet.pk, in_play_id=in_play.pk, stake=stake)  # fmt: skip
+    sql.round_place(
+        round_=round_,
+        audit={"nonce": round_.nonce},
+        stake_key=f"round:{round_.id}:stake",
+        stake_reason="main bet",
+        wallet_id=wallet.pk,
+        in_play_id=in_play.pk,
+        stake=stake,
+    )
 
 
 def test_round_open_reads_the_pair_table_guards_and_accounts():
@@ -60,14 +91,28 @@ def test_round_open_reads_the_pair_table_guards_and_accounts():
     pair = seed_pair_active(player=player)
     wallet, in_play = player_accounts_open(player=player)
     now = timezone.now()
-    PlayerLimit.objects.create(player=player, kind="wager", period="day", amount=500, requested_at=now,
-                               effective_from=now, requested_by_type="player", requested_by_id="1")  # fmt: skip
+    PlayerLimit.objects.create(
+        player=player,
+        kind="wager",
+        period="day",
+        amount=500,
+        requested_at=now,
+        effective_from=now,
+        requested_by_type="player",
+        requested_by_id="1",
+    )
     opened_pair, opened_table, excluded, limits, wallet_id, in_play_id = _open(player, table)
     assert (opened_pair.pk, opened_pair.next_nonce, opened_pair.server_seed) == (pair.pk, 0, pair.server_seed)
     assert (opened_table.pk, opened_table.min_bet, opened_table.rules) == (table.pk, table.min_bet, table.rules)
     assert (excluded, limits, wallet_id, in_play_id) == (False, [["wager", "day", 500]], wallet.pk, in_play.pk)
-    Exclusion.objects.create(player=player, kind="timeout", starts_at=now - timedelta(minutes=1),
-                             ends_at=now + timedelta(days=1), requested_by_type="player", requested_by_id="1")  # fmt: skip
+    Exclusion.objects.create(
+        player=player,
+        kind="timeout",
+        starts_at=now - timedelta(minutes=1),
+        ends_at=now + timedelta(days=1),
+        requested_by_type="player",
+        requested_by_id="1",
+    )
     assert _open(player, table)[2] is True
 
 
@@ -75,8 +120,10 @@ def test_round_open_finds_nothing_without_an_active_pair_or_the_table():
     player, table = make_player(), TableFactory()
     assert _open(player, table) is None  # no seed pair yet
     seed_pair_active(player=player)
-    assert sql.round_open(player_id=player.pk, currency="EUR", table_id=10**9, guard_kinds=KINDS,
-                          at=timezone.now()) is None  # fmt: skip
+    assert (
+        sql.round_open(player_id=player.pk, currency="EUR", table_id=10**9, guard_kinds=KINDS, at=timezone.now())
+        is None
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -94,8 +141,17 @@ def test_round_open_holds_the_pairs_row_lock_until_the_end_of_the_transaction():
 def test_round_place_counts_the_nonce_writes_the_round_its_audit_event_and_stakes():
     player, table = make_player(balance=1_000), TableFactory()
     pair = seed_pair_active(player=player)
-    round_ = _round(player, table, pair, status=RoundStatus.AWAITING_DECISION, nets={"main": 0}, net=None,
-                    payout=None, outcome="", resolved_at=None)  # fmt: skip
+    round_ = _round(
+        player,
+        table,
+        pair,
+        status=RoundStatus.AWAITING_DECISION,
+        nets={"main": 0},
+        net=None,
+        payout=None,
+        outcome="",
+        resolved_at=None,
+    )
     _place(player, table, round_, stake=300)
     stored = Round.objects.get(pk=round_.id)
     assert (stored.status, stored.nets, stored.nonce, stored.player_card) == ("awaiting_decision", {"main": 0}, 0, "KH")
@@ -130,8 +186,14 @@ def _claim(key="k1", scope="player:1"):
 
 
 def _open_claiming(player, table, claim):
-    return sql.round_open_claiming(claim=claim, player_id=player.pk, currency=player.currency, table_id=table.pk,
-                                   guard_kinds=KINDS, at=timezone.now())  # fmt: skip
+    return sql.round_open_claiming(
+        claim=claim,
+        player_id=player.pk,
+        currency=player.currency,
+        table_id=table.pk,
+        guard_kinds=KINDS,
+        at=timezone.now(),
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -152,8 +214,9 @@ def test_round_open_claiming_takes_the_key_and_opens_the_round_in_one_statement(
 def test_round_open_claiming_leaves_the_pair_alone_for_a_stored_response_or_a_held_key():
     player, table = make_player(balance=1_000), TableFactory()
     pair = seed_pair_active(player=player)
-    core_sql.idempotency_store(scope="player:1", key="done", request_hash="h",
-                               answer=core_sql.StoredAnswer(201, '{"id":"r"}', {}))  # fmt: skip
+    core_sql.idempotency_store(
+        scope="player:1", key="done", request_hash="h", answer=core_sql.StoredAnswer(201, '{"id":"r"}', {})
+    )
     with _other_connection() as holder:
         holder.execute("SELECT 1 FROM casino_seedpair WHERE id = %s FOR UPDATE", [pair.pk])  # autocommit: let go
         holder.execute("BEGIN")
@@ -178,8 +241,14 @@ def test_round_place_storing_writes_the_round_and_the_response_in_one_statement(
     wallet, in_play = player_accounts_open(player=player)
     answer = core_sql.StoredAnswer(201, f'{{"id":"{round_.id}"}}', {"Content-Type": "application/json"})
     store = core_sql.idempotency_store_params(scope="player:1", key="k", request_hash="h", answer=answer)
-    place = dict(audit={}, stake_key=f"round:{round_.id}:stake", stake_reason="main bet", wallet_id=wallet.pk,
-                 in_play_id=in_play.pk, stake=100)  # fmt: skip
+    place = dict(
+        audit={},
+        stake_key=f"round:{round_.id}:stake",
+        stake_reason="main bet",
+        wallet_id=wallet.pk,
+        in_play_id=in_play.pk,
+        stake=100,
+    )
     assert sql.round_place(round_=round_, store=store, **place) is True
     assert Round.objects.filter(pk=round_.id).exists()
     assert IdempotencyRecord.objects.get(scope="player:1", key="k").response_text == answer.text
@@ -190,18 +259,43 @@ def test_round_place_storing_writes_the_round_and_the_response_in_one_statement(
 def test_round_decide_writes_the_result_and_stakes_the_raise_once():
     player, table = make_player(balance=1_000), TableFactory()
     pair = seed_pair_active(player=player)
-    waiting = _round(player, table, pair, status=RoundStatus.AWAITING_DECISION, outcome="", resolved_at=None,
-                     net=None, payout=None)  # fmt: skip
+    waiting = _round(
+        player, table, pair, status=RoundStatus.AWAITING_DECISION, outcome="", resolved_at=None, net=None, payout=None
+    )
     _place(player, table, waiting)
     wallet, in_play = player_accounts_open(player=player)
-    decided = _round(player, table, pair, id=waiting.id, decision="war", raise_bet=100, outcome="war_win", net=100,
-                     payout=400, burned="2H 3H 4H", war_player_card="AS", war_dealer_card="3D",
-                     decided_by_type="player", decided_by_id=str(player.pk), decided_at=timezone.now())  # fmt: skip
-    sql.round_decide(round_=decided, audit={"decision": "war"}, raise_key=f"round:{waiting.id}:raise",
-                     wallet_id=wallet.pk, in_play_id=in_play.pk)  # fmt: skip
+    decided = _round(
+        player,
+        table,
+        pair,
+        id=waiting.id,
+        decision="war",
+        raise_bet=100,
+        outcome="war_win",
+        net=100,
+        payout=400,
+        burned="2H 3H 4H",
+        war_player_card="AS",
+        war_dealer_card="3D",
+        decided_by_type="player",
+        decided_by_id=str(player.pk),
+        decided_at=timezone.now(),
+    )
+    sql.round_decide(
+        round_=decided,
+        audit={"decision": "war"},
+        raise_key=f"round:{waiting.id}:raise",
+        wallet_id=wallet.pk,
+        in_play_id=in_play.pk,
+    )
     stored = Round.objects.get(pk=waiting.id)
     assert (stored.status, stored.decision, stored.raise_bet, stored.war_player_card, stored.payout) == (
-        "resolved", "war", 100, "AS", 400)  # fmt: skip
+        "resolved",
+        "war",
+        100,
+        "AS",
+        400,
+    )
     in_play.refresh_from_db()
     assert in_play.balance == 200
     assert AuditEvent.objects.filter(object_id=str(waiting.id), action="round.decided").count() == 1
@@ -213,15 +307,18 @@ def test_round_decide_writes_the_result_and_stakes_the_raise_once():
 def test_round_decide_refused_for_the_raise_leaves_the_round_waiting():
     player, table = make_player(balance=100), TableFactory()
     pair = seed_pair_active(player=player)
-    waiting = _round(player, table, pair, status=RoundStatus.AWAITING_DECISION, outcome="", resolved_at=None,
-                     net=None, payout=None)  # fmt: skip
+    waiting = _round(
+        player, table, pair, status=RoundStatus.AWAITING_DECISION, outcome="", resolved_at=None, net=None, payout=None
+    )
     _place(player, table, waiting)
     wallet, in_play = player_accounts_open(player=player)
-    decided = _round(player, table, pair, id=waiting.id, decision="war", raise_bet=100, decided_by_type="player",
-                     decided_by_id="1")  # fmt: skip
+    decided = _round(
+        player, table, pair, id=waiting.id, decision="war", raise_bet=100, decided_by_type="player", decided_by_id="1"
+    )
     with pytest.raises(DatabaseError) as refused, transaction.atomic():
-        sql.round_decide(round_=decided, audit={}, raise_key=f"round:{waiting.id}:raise", wallet_id=wallet.pk,
-                         in_play_id=in_play.pk)  # fmt: skip
+        sql.round_decide(
+            round_=decided, audit={}, raise_key=f"round:{waiting.id}:raise", wallet_id=wallet.pk, in_play_id=in_play.pk
+        )
     assert refused.value.__cause__.sqlstate == ledger_sql.INSUFFICIENT_FUNDS
     assert Round.objects.get(pk=waiting.id).status == "awaiting_decision"
     assert not AuditEvent.objects.filter(object_id=str(waiting.id), action="round.decided").exists()
@@ -244,7 +341,9 @@ def test_rounds_settle_pays_each_round_once_and_names_the_partners_that_take_web
     lost = _placed(partnered, table, outcome="lose", net=-100, payout=0)
     later = timezone.now() + timedelta(seconds=1)
     assert sorted(sql.rounds_settle(ids=None, resolved_before=later, limit=10).rounds, key=lambda r: r[1] or 0) == [
-        (won.id, None), (lost.id, partner.pk)]  # fmt: skip
+        (won.id, None),
+        (lost.id, partner.pk),
+    ]
     assert set(Round.objects.values_list("status", flat=True)) == {"settled"}
     wallet = Account.objects.get(player=quiet, kind=AccountKind.PLAYER_WALLET)
     assert wallet.balance == 1_100  # 1,000 - 100 staked + 200 paid
@@ -268,10 +367,13 @@ def test_rounds_settle_posts_each_round_of_a_batch_as_its_own_entry():
     wallet = Account.objects.get(player=player, kind=AccountKind.PLAYER_WALLET)
     entries = list(JournalEntry.objects.filter(idempotency_key__endswith=":settle").order_by("id"))
     assert [(e.idempotency_key, e.kind, e.reference_type, e.reference_id) for e in entries] == [
-        (f"round:{r.id}:settle", "settlement", "round", str(r.id)) for r in (won, lost, pushed)]  # fmt: skip
+        (f"round:{r.id}:settle", "settlement", "round", str(r.id)) for r in (won, lost, pushed)
+    ]
     assert entries[0].reason == "win: payout 200 of 100 staked"
-    lines = [[(p.account.kind, p.direction, p.amount) for p in e.postings.order_by("id").select_related("account")]
-             for e in entries]  # fmt: skip
+    lines = [
+        [(p.account.kind, p.direction, p.amount) for p in e.postings.order_by("id").select_related("account")]
+        for e in entries
+    ]
     assert lines == [
         [("player_in_play", "D", 100), ("player_wallet", "C", 200), ("house", "D", 100)],
         [("player_in_play", "D", 100), ("house", "C", 100)],
@@ -279,7 +381,9 @@ def test_rounds_settle_posts_each_round_of_a_batch_as_its_own_entry():
     ]
     # The wallet's balance after each posting runs through the batch: 700 after the three stakes.
     assert list(wallet.postings.filter(entry__in=entries).order_by("id").values_list("balance_after", flat=True)) == [
-        900, 1_000]  # fmt: skip
+        900,
+        1_000,
+    ]
     wallet.refresh_from_db()
     assert wallet.balance == 1_000
 
@@ -289,10 +393,18 @@ def test_rounds_settle_refuses_a_batch_whose_settlement_key_holds_other_content(
     first, second = _placed(player, table), _placed(player, table)
     wallet, in_play = player_accounts_open(player=player)
     ledger_sql.post_entry(
-        idempotency_key=f"round:{second.id}:settle", kind="settlement", reason="elsewhere", actor_type="system",
-        actor_id="tests", reference_type="round", reference_id=str(second.id), reverses_id=None,
-        account_ids=[in_play.pk, wallet.pk], amounts=[-1, 1], currencies=["EUR", "EUR"],
-    )  # fmt: skip
+        idempotency_key=f"round:{second.id}:settle",
+        kind="settlement",
+        reason="elsewhere",
+        actor_type="system",
+        actor_id="tests",
+        reference_type="round",
+        reference_id=str(second.id),
+        reverses_id=None,
+        account_ids=[in_play.pk, wallet.pk],
+        amounts=[-1, 1],
+        currencies=["EUR", "EUR"],
+    )
     with pytest.raises(DatabaseError) as refused, transaction.atomic():
         sql.rounds_settle(ids=None, resolved_before=timezone.now() + timedelta(seconds=1), limit=10)
     assert refused.value.__cause__.sqlstate == "CSN03"
@@ -351,12 +463,17 @@ def test_one_batch_settles_at_a_time_and_another_leaves_at_once():
 
 def test_round_for_decision_reads_the_round_its_pair_player_and_accounts():
     player, other, table = make_player(balance=1_000), make_player(), TableFactory()
-    waiting = _placed(player, table, status=RoundStatus.AWAITING_DECISION, outcome="", resolved_at=None, net=None,
-                      payout=None)  # fmt: skip
+    waiting = _placed(
+        player, table, status=RoundStatus.AWAITING_DECISION, outcome="", resolved_at=None, net=None, payout=None
+    )
     wallet, in_play = player_accounts_open(player=player)
     round_, wallet_id, in_play_id = sql.round_for_decision(round_id=waiting.id, player_id=player.pk)
     assert (round_.id, round_.status, round_.seed_pair.server_seed, round_.player.pk) == (
-        waiting.id, "awaiting_decision", waiting.seed_pair.server_seed, player.pk)  # fmt: skip
+        waiting.id,
+        "awaiting_decision",
+        waiting.seed_pair.server_seed,
+        player.pk,
+    )
     assert (wallet_id, in_play_id) == (wallet.pk, in_play.pk)
     assert sql.round_for_decision(round_id=waiting.id, player_id=other.pk) is None  # another player's round
     assert sql.round_for_decision(round_id=waiting.id, status="resolved") is None
@@ -366,8 +483,9 @@ def test_round_for_decision_reads_the_round_its_pair_player_and_accounts():
 @pytest.mark.django_db(transaction=True)
 def test_round_for_decision_can_leave_a_round_another_transaction_holds():
     player, table = make_player(balance=1_000), TableFactory()
-    waiting = _placed(player, table, status=RoundStatus.AWAITING_DECISION, outcome="", resolved_at=None, net=None,
-                      payout=None)  # fmt: skip
+    waiting = _placed(
+        player, table, status=RoundStatus.AWAITING_DECISION, outcome="", resolved_at=None, net=None, payout=None
+    )
     with _other_connection() as other:
         other.execute("BEGIN")
         other.execute("SELECT 1 FROM casino_round WHERE id = %s FOR UPDATE", [waiting.id])
@@ -379,8 +497,17 @@ def test_round_for_decision_can_leave_a_round_another_transaction_holds():
 
 
 def _waiting(player, table, **fields):
-    return _placed(player, table, status=RoundStatus.AWAITING_DECISION, outcome="", resolved_at=None, net=None,
-                   payout=None, decision_deadline=timezone.now(), **fields)  # fmt: skip
+    return _placed(
+        player,
+        table,
+        status=RoundStatus.AWAITING_DECISION,
+        outcome="",
+        resolved_at=None,
+        net=None,
+        payout=None,
+        decision_deadline=timezone.now(),
+        **fields,
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -393,8 +520,9 @@ def test_rounds_for_decision_reads_several_in_deadline_order_and_leaves_those_he
         other.execute("BEGIN")
         other.execute("SELECT 1 FROM casino_round WHERE id = %s FOR UPDATE", [held.id])
         with transaction.atomic():
-            found = sql.rounds_for_decision(round_ids=[late.id, early.id, held.id, resolved.id],
-                                            status=RoundStatus.AWAITING_DECISION)  # fmt: skip
+            found = sql.rounds_for_decision(
+                round_ids=[late.id, early.id, held.id, resolved.id], status=RoundStatus.AWAITING_DECISION
+            )
         other.execute("ROLLBACK")
     assert [round_.id for round_, _, _ in found] == [early.id, late.id]
     wallet, in_play = player_accounts_open(player=early.player)
@@ -405,19 +533,27 @@ def _decision(round_, *, raise_bet):
     wallet, in_play = player_accounts_open(player=round_.player)
     round_.status, round_.outcome, round_.raise_bet = RoundStatus.RESOLVED, "win", raise_bet
     round_.decision, round_.resolved_at, round_.net, round_.payout = "war", timezone.now(), 100, 300
-    return sql.Decision(round_=round_, audit={"decision": "war"}, raise_key=f"round:{round_.id}:raise" if raise_bet
-                        else None, wallet_id=wallet.pk, in_play_id=in_play.pk)  # fmt: skip
+    return sql.Decision(
+        round_=round_,
+        audit={"decision": "war"},
+        raise_key=f"round:{round_.id}:raise" if raise_bet else None,
+        wallet_id=wallet.pk,
+        in_play_id=in_play.pk,
+    )
 
 
 def test_rounds_decide_writes_every_round_its_audit_event_and_raise_at_once():
     table = TableFactory()
     first, second = _waiting(make_player(balance=1_000), table), _waiting(make_player(balance=1_000), table)
     sql.rounds_decide(decisions=[_decision(first, raise_bet=100), _decision(second, raise_bet=0)])
-    assert set(Round.objects.values_list("status", "decision", "raise_bet")) == {("resolved", "war", 100),
-                                                                                 ("resolved", "war", 0)}  # fmt: skip
+    assert set(Round.objects.values_list("status", "decision", "raise_bet")) == {
+        ("resolved", "war", 100),
+        ("resolved", "war", 0),
+    }
     assert AuditEvent.objects.filter(action="round.decided").count() == 2
-    assert list(JournalEntry.objects.filter(idempotency_key__endswith=":raise").values_list("reference_id", flat=True)) == [
-        str(first.id)]  # fmt: skip
+    assert list(
+        JournalEntry.objects.filter(idempotency_key__endswith=":raise").values_list("reference_id", flat=True)
+    ) == [str(first.id)]
     assert Account.objects.get(player=first.player, kind=AccountKind.PLAYER_WALLET).balance == 1_000 - 100 - 100
 
 
@@ -425,8 +561,10 @@ def test_rounds_decide_writes_every_round_its_audit_event_and_raise_at_once():
 def test_rounds_decide_refuses_the_whole_batch_and_writes_nothing(refusal):
     table = TableFactory()
     first, second = _waiting(make_player(balance=1_000), table), _waiting(make_player(balance=100), table)
-    decisions = [_decision(first, raise_bet=100), _decision(second, raise_bet=100 if refusal == "decided meanwhile"
-                                                                     else 1_000)]  # fmt: skip
+    decisions = [
+        _decision(first, raise_bet=100),
+        _decision(second, raise_bet=100 if refusal == "decided meanwhile" else 1_000),
+    ]
     if refusal == "decided meanwhile":
         Round.objects.filter(pk=second.pk).update(status=RoundStatus.RESOLVED)
     with pytest.raises(DatabaseError) as refused, transaction.atomic():
@@ -446,9 +584,17 @@ def test_wallet_calls_answered_writes_each_calls_own_answer_and_nothing_else(fak
 
     def credit(n: int) -> WalletCall:
         return WalletCall.objects.create(
-            transaction_id=f"t{n}-payout", kind="credit", purpose="payout", partner=partner, player=player,
-            round_id=uuid.uuid4(), amount=n, currency="EUR", request_body={}, next_attempt_at=now,
-        )  # fmt: skip
+            transaction_id=f"t{n}-payout",
+            kind="credit",
+            purpose="payout",
+            partner=partner,
+            player=player,
+            round_id=uuid.uuid4(),
+            amount=n,
+            currency="EUR",
+            request_body={},
+            next_attempt_at=now,
+        )
 
     answered, failed, untouched = credit(1), credit(2), credit(3)
     answered.attempts, answered.last_status_code, answered.last_answer = 1, 200, '{"balance": 5}'
@@ -457,8 +603,17 @@ def test_wallet_calls_answered_writes_each_calls_own_answer_and_nothing_else(fak
     failed.next_attempt_at = now + timedelta(seconds=4)
     sql.wallet_calls_answered(calls=[answered, failed])
     rows = {c.pk: c for c in WalletCall.objects.all()}
-    fields = ("attempts", "last_status_code", "last_error", "last_answer", "latency_ms", "partner_balance", "status",
-              "answered_at", "next_attempt_at")  # fmt: skip
+    fields = (
+        "attempts",
+        "last_status_code",
+        "last_error",
+        "last_answer",
+        "latency_ms",
+        "partner_balance",
+        "status",
+        "answered_at",
+        "next_attempt_at",
+    )
     for call in (answered, failed, untouched):
         assert [getattr(rows[call.pk], f) for f in fields] == [getattr(call, f) for f in fields]
     assert rows[untouched.pk].attempts == 0 and rows[untouched.pk].status == "pending"

@@ -38,11 +38,20 @@ def operator(name: str):
 
 def form_of(table: Table, **changes) -> dict:
     values = {**table_values(table), **changes}
-    return {"table": table.pk, **{k: v for k, v in values.items() if k not in ("min_bet", "max_bet", "bet_step",
-            "max_tie_bet", "tie_after_tie_bonus")}, "min_bet": f"{values['min_bet'] / 100:.2f}",
-            "max_bet": f"{values['max_bet'] / 100:.2f}", "bet_step": f"{values['bet_step'] / 100:.2f}",
-            "max_tie_bet": f"{values['max_tie_bet'] / 100:.2f}", "reason": "a reason",
-            **({"tie_after_tie_bonus": "on"} if values["tie_after_tie_bonus"] else {})}  # fmt: skip
+    return {
+        "table": table.pk,
+        **{
+            k: v
+            for k, v in values.items()
+            if k not in ("min_bet", "max_bet", "bet_step", "max_tie_bet", "tie_after_tie_bonus")
+        },
+        "min_bet": f"{values['min_bet'] / 100:.2f}",
+        "max_bet": f"{values['max_bet'] / 100:.2f}",
+        "bet_step": f"{values['bet_step'] / 100:.2f}",
+        "max_tie_bet": f"{values['max_tie_bet'] / 100:.2f}",
+        "reason": "a reason",
+        **({"tie_after_tie_bonus": "on"} if values["tie_after_tie_bonus"] else {}),
+    }
 
 
 def test_the_issues_attack_no_longer_works(client, table):
@@ -85,8 +94,9 @@ def test_a_change_is_applied_only_when_another_staff_member_approves_it(client, 
 
 def test_a_superuser_cannot_approve_their_own_change_either(table, django_user_model):
     root = django_user_model.objects.create_superuser(username="root", password="x-root-passphrase-1")
-    change = table_change_propose(table=table, values={**table_values(table), "max_bet": 300_000}, reason="r",
-                                  proposed_by=root)  # fmt: skip
+    change = table_change_propose(
+        table=table, values={**table_values(table), "max_bet": 300_000}, reason="r", proposed_by=root
+    )
     with pytest.raises(StateConflict, match="four eyes"):
         table_change_approve(change=change, approved_by=root)
     with pytest.raises(StateConflict, match="four eyes"):
@@ -98,8 +108,9 @@ def test_rules_change_only_while_the_table_is_closed_limits_any_time(table):
     rules = table_change_propose(table=table, values={**table_values(table), "decks": 8}, reason="r", proposed_by=alice)
     with pytest.raises(StateConflict, match="close the table"):
         table_change_approve(change=rules, approved_by=bob)
-    limits = table_change_propose(table=table, values={**table_values(table), "max_bet": 90_000}, reason="r",
-                                  proposed_by=alice)  # fmt: skip
+    limits = table_change_propose(
+        table=table, values={**table_values(table), "max_bet": 90_000}, reason="r", proposed_by=alice
+    )
     assert table_change_approve(change=limits, approved_by=bob).max_bet == 90_000
     table_set_open(table=table, is_open=False, by_user=bob)
     with pytest.raises(StateConflict, match="changed since"):  # proposed for a table that is no longer so
@@ -108,9 +119,22 @@ def test_rules_change_only_while_the_table_is_closed_limits_any_time(table):
 
 def test_a_new_table_is_a_proposal_and_starts_closed():
     alice, bob = operator("alice"), operator("bob")
-    values = {"name": "New EUR", "currency": "EUR", "min_bet": 100, "max_bet": 10_000, "bet_step": 100,
-              "max_tie_bet": 1_000, "decision_timeout_s": 30, "decks": 6, "burn": 3, "tie_pays": 10,
-              "tie_after_tie_bonus": False, "shuffle": "fresh", "penetration": 75, "house_rule": "war"}  # fmt: skip
+    values = {
+        "name": "New EUR",
+        "currency": "EUR",
+        "min_bet": 100,
+        "max_bet": 10_000,
+        "bet_step": 100,
+        "max_tie_bet": 1_000,
+        "decision_timeout_s": 30,
+        "decks": 6,
+        "burn": 3,
+        "tie_pays": 10,
+        "tie_after_tie_bonus": False,
+        "shuffle": "fresh",
+        "penetration": 75,
+        "house_rule": "war",
+    }
     with pytest.raises(InvalidInput, match="tie bet"):
         table_change_propose(table=None, values={**values, "tie_pays": 13}, reason="r", proposed_by=alice)
     with pytest.raises(InvalidInput):
@@ -121,8 +145,9 @@ def test_a_new_table_is_a_proposal_and_starts_closed():
     assert AuditEvent.objects.get(action="table.created").data["after"]["tie_pays"] == 10
 
 
-def test_a_table_with_a_losing_bet_in_the_database_is_never_served_played_or_opened(client, player_client, player,
-                                                                                     table):  # fmt: skip
+def test_a_table_with_a_losing_bet_in_the_database_is_never_served_played_or_opened(
+    client, player_client, player, table
+):
     """Whatever wrote it (a hand-made UPDATE, a restored backup): plain arithmetic keeps it out."""
     Table.objects.filter(pk=table.pk).update(tie_pays=30)
     table.refresh_from_db()
@@ -141,8 +166,16 @@ def test_a_table_with_a_losing_bet_in_the_database_is_never_served_played_or_ope
 @settings(max_examples=60, deadline=None)
 @given(decks=st.integers(1, 8), tie_pays=st.integers(1, 30), bonus=st.booleans())
 def test_no_rules_with_a_bet_below_zero_pass_the_service(decks, tie_pays, bonus):
-    table = Table(name="t", currency="EUR", min_bet=100, max_bet=1000, bet_step=100, decks=decks, tie_pays=tie_pays,
-                  tie_after_tie_bonus=bonus)  # fmt: skip
+    table = Table(
+        name="t",
+        currency="EUR",
+        min_bet=100,
+        max_bet=1000,
+        bet_step=100,
+        decks=decks,
+        tie_pays=tie_pays,
+        tie_after_tie_bonus=bonus,
+    )
     odds = casino_war_odds(decks, tie_pays, bonus)
     fair = min(odds.house_edge_war, odds.house_edge_surrender, odds.house_edge_tie_bet) >= 0
     assert table_rules_fair(table) is fair

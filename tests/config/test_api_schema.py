@@ -91,9 +91,13 @@ class PartnerSigner:
             timestamp, nonce = str(int(time.time())), secrets.token_hex(8)
             environ["HTTP_X_TIMESTAMP"], environ["HTTP_X_NONCE"] = timestamp, nonce
             environ["HTTP_X_SIGNATURE"] = request_signature(
-                secret=self.secret, timestamp=timestamp, nonce=nonce, method=environ["REQUEST_METHOD"],
-                path=f"{path}?{query}" if query else path, body=body,
-            )  # fmt: skip
+                secret=self.secret,
+                timestamp=timestamp,
+                nonce=nonce,
+                method=environ["REQUEST_METHOD"],
+                path=f"{path}?{query}" if query else path,
+                body=body,
+            )
         return self.app(environ, start_response)
 
 

@@ -37,9 +37,13 @@ def test_a_broken_connection_is_replaced_before_the_next_task():
     pid, _ = _connection_id()
     settings = connection.settings_dict
     with psycopg.connect(
-        dbname=settings["NAME"], user=settings["USER"], host=settings["HOST"], port=settings["PORT"] or 5432,
-        password=settings["PASSWORD"] or None, autocommit=True,
-    ) as admin:  # fmt: skip
+        dbname=settings["NAME"],
+        user=settings["USER"],
+        host=settings["HOST"],
+        port=settings["PORT"] or 5432,
+        password=settings["PASSWORD"] or None,
+        autocommit=True,
+    ) as admin:
         admin.execute("SELECT pg_terminate_backend(%s)", [pid])  # the server drops it (a restart)
     with pytest.raises(OperationalError):
         _connection_id()  # the task that meets the dead connection fails (and is retried)

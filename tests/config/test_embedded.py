@@ -79,12 +79,19 @@ def test_the_servers_run_what_production_needs_and_the_last_user_stops_them(var)
 
 def test_servers_a_killed_user_left_are_adopted_and_then_stopped(var):
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time\nfrom pathlib import Path\n"
-         "from config.embedded import embedded_servers\n"
-         "with embedded_servers(postgres=True, redis=True, var=Path(sys.argv[1])) as urls:\n"
-         "    print(urls, flush=True); time.sleep(120)\n", str(var)],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\nfrom pathlib import Path\n"
+            "from config.embedded import embedded_servers\n"
+            "with embedded_servers(postgres=True, redis=True, var=Path(sys.argv[1])) as urls:\n"
+            "    print(urls, flush=True); time.sleep(120)\n",
+            str(var),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().startswith("{")
         left = server_pids(var)
@@ -162,14 +169,18 @@ def test_settings_read_dotenv_and_the_environment_wins(tmp_path):
     dotenv = "SECRET_KEY=from-dotenv\nDEBUG=true\nDATABASE_URL=postgres://u@dotenv-host/db\n"
     assert settings_read(tmp_path, dotenv=dotenv) == ["from-dotenv", "True", "dotenv-host"]
     assert settings_read(tmp_path, dotenv=dotenv, DATABASE_URL="postgres://u@environment-host/db") == [
-        "from-dotenv", "True", "environment-host",
-    ]  # fmt: skip
+        "from-dotenv",
+        "True",
+        "environment-host",
+    ]
 
 
 def test_without_a_database_url_settings_name_the_embedded_servers_socket(tmp_path):
     assert settings_read(tmp_path, dotenv=None, DEBUG="true", SECRET_KEY="k") == [
-        "k", "True", str(tmp_path / "var" / "postgres"),
-    ]  # fmt: skip
+        "k",
+        "True",
+        str(tmp_path / "var" / "postgres"),
+    ]
 
 
 def test_server_classes_stop_nothing_when_nothing_runs(tmp_path):
@@ -195,8 +206,13 @@ def test_a_database_url_naming_a_missing_database_gets_it_created():
             assert connection.execute("SELECT current_database()").fetchone() == (name,)
     finally:
         config = dj_database_url.parse(url)
-        with psycopg.connect(host=config["HOST"] or None, port=config["PORT"] or None, user=config["USER"],
-                             dbname="postgres", autocommit=True) as admin:  # fmt: skip
+        with psycopg.connect(
+            host=config["HOST"] or None,
+            port=config["PORT"] or None,
+            user=config["USER"],
+            dbname="postgres",
+            autocommit=True,
+        ) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
 
 

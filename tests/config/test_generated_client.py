@@ -51,8 +51,10 @@ def generated(tmp_path, client, monkeypatch):
     out = tmp_path / "casino_war_client"
     subprocess.run(
         [GENERATOR, "generate", "--path", schema, "--output-path", out, "--meta", "none", "--config", config],
-        check=True, capture_output=True, timeout=120,
-    )  # fmt: skip
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     package = importlib.import_module("casino_war_client")
     yield package
@@ -116,9 +118,11 @@ def test_a_generated_client_plays_a_round(generated, in_process, table):
     assert again.status_code == 201 and again.parsed.id == round_.id  # the same key replays the first answer
 
     decided = api("v1_rounds_decision_create").sync_detailed(
-        client=me, round_id=round_.id, body=models.DecisionRequest(action=models.DecisionActionEnum.WAR),
+        client=me,
+        round_id=round_.id,
+        body=models.DecisionRequest(action=models.DecisionActionEnum.WAR),
         idempotency_key="gen-2",
-    )  # fmt: skip
+    )
     assert decided.status_code == 200, decided.content
     assert decided.parsed.raise_ == 1000 and decided.parsed.war.player_card
 
@@ -157,8 +161,13 @@ def typescript_tools():
         if not installed.exists() or installed.read_bytes() != lock:
             for name in ("package.json", "package-lock.json"):
                 shutil.copy(CLIENT_SOURCES / name, TOOLS / name)
-            subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel", "error"],
-                           cwd=TOOLS, check=True, capture_output=True, timeout=600)  # fmt: skip
+            subprocess.run(
+                [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel", "error"],
+                cwd=TOOLS,
+                check=True,
+                capture_output=True,
+                timeout=600,
+            )
             installed.write_bytes(lock)
     return TOOLS
 
@@ -173,15 +182,38 @@ def test_a_generated_typescript_client_plays_a_round(typescript_tools, client, l
         schema = work / "schema.json"
         schema.write_bytes(client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").content)
         bin_ = typescript_tools / "node_modules" / ".bin"
-        generated = subprocess.run([bin_ / "openapi-typescript", schema, "-o", work / "schema.d.ts"],
-                                   capture_output=True, text=True, timeout=120)  # fmt: skip
+        generated = subprocess.run(
+            [bin_ / "openapi-typescript", schema, "-o", work / "schema.d.ts"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert generated.returncode == 0, generated.stderr
         shutil.copy(CLIENT_SOURCES / "round.ts", work / "round.ts")
         compiled = subprocess.run(
-            [bin_ / "tsc", "--strict", "--noEmit", "false", "--target", "es2022", "--lib", "es2022,dom", "--module", "nodenext",
-             "--moduleResolution", "nodenext", "--skipLibCheck", "--outDir", work / "out", work / "round.ts"],
-            capture_output=True, text=True, timeout=300, cwd=work,
-        )  # fmt: skip
+            [
+                bin_ / "tsc",
+                "--strict",
+                "--noEmit",
+                "false",
+                "--target",
+                "es2022",
+                "--lib",
+                "es2022,dom",
+                "--module",
+                "nodenext",
+                "--moduleResolution",
+                "nodenext",
+                "--skipLibCheck",
+                "--outDir",
+                work / "out",
+                work / "round.ts",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=work,
+        )
         assert compiled.returncode == 0, compiled.stdout + compiled.stderr  # the generated types fit the calls
 
         table = TableFactory(name="TypeScript EUR")
@@ -190,8 +222,12 @@ def test_a_generated_typescript_client_plays_a_round(typescript_tools, client, l
         user.set_password("a-typed-pass-phrase")
         user.save()
         set_next_round(player, tie=True)
-        ran = subprocess.run(["node", work / "out" / "round.js", live_server.url, "typed", "a-typed-pass-phrase",
-                              str(table.pk)], capture_output=True, text=True, timeout=120)  # fmt: skip
+        ran = subprocess.run(
+            ["node", work / "out" / "round.js", live_server.url, "typed", "a-typed-pass-phrase", str(table.pk)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert ran.returncode == 0, ran.stderr
         seen = json.loads(ran.stdout)
     finally:

@@ -47,8 +47,9 @@ def a_worker_with_a_task_in_flight(url: str):
     Consumer(tasks, [queue], callbacks=[lambda body, message: received.append(message)], no_ack=False).consume()
     connection.drain_events(timeout=5)
     control = connection.channel()
-    broadcast = Queue("test@worker.celery.pidbox", Exchange("celery.pidbox", "fanout"), auto_delete=True,
-                      channel=control)  # fmt: skip
+    broadcast = Queue(
+        "test@worker.celery.pidbox", Exchange("celery.pidbox", "fanout"), auto_delete=True, channel=control
+    )
     broadcast.declare()
     Consumer(control, [broadcast], no_ack=True).consume()
     tasks._brpop_start()

@@ -21,12 +21,13 @@ SLEEP = [sys.executable, "-c", "import time; time.sleep(120)"]
 # A child that starts a process of its own (as a Celery worker starts its pool), one that ignores
 # SIGTERM, and prints its pid.
 WITH_GRANDCHILD = [
-    sys.executable, "-c",
+    sys.executable,
+    "-c",
     "import subprocess, sys, time\n"
     "p = subprocess.Popen([sys.executable, '-c', 'import signal, time\\n"
     "signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(120)'])\n"
     "print(p.pid, flush=True); time.sleep(120)\n",
-]  # fmt: skip
+]
 
 
 def gone(pid: int, timeout_s: float = 10) -> bool:
@@ -80,8 +81,10 @@ def test_the_web_servers_exit_ends_the_run_with_its_code():
 def test_stopping_ends_every_child_and_what_it_started(tmp_path, monkeypatch):
     log = tmp_path / "worker.log"
     worker = Child("Celery worker", WITH_GRANDCHILD, log=log)
-    beat = Child("Celery beat", [sys.executable, "-c", "import signal, time\n"
-                                 "signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(120)"])  # fmt: skip
+    beat = Child(
+        "Celery beat",
+        [sys.executable, "-c", "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(120)"],
+    )
     supervisor = Supervisor([worker, beat], dict(os.environ))
     supervisor.start()
     deadline = time.monotonic() + 10

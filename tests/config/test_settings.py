@@ -28,8 +28,9 @@ def test_play_money_demo_data_and_private_outbound_addresses_are_off_unless_aske
 
 def test_a_database_connection_pool_only_when_asked_for():
     assert production_setting("DATABASES['default'].get('OPTIONS', {}).get('pool')") == "None"
-    pooled = production_setting("DATABASES['default']['OPTIONS']['pool']['max_size']", DATABASE_POOL="true",
-                                DATABASE_POOL_SIZE="6")  # fmt: skip
+    pooled = production_setting(
+        "DATABASES['default']['OPTIONS']['pool']['max_size']", DATABASE_POOL="true", DATABASE_POOL_SIZE="6"
+    )
     assert pooled == "6"
     assert production_setting("DATABASES['default']['CONN_MAX_AGE']", DATABASE_POOL="true") == "0"
     assert production_setting("DATABASES['default']['CONN_MAX_AGE']") == "600"

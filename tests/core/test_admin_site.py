@@ -104,12 +104,14 @@ def wrong(device: TOTPDevice) -> str:
 def refusal(response) -> tuple[list[str], str]:
     """What the page says and shows: its errors, and the form without its CSRF token."""
     page = response.content.decode()
-    form = page[page.index('<form action="'):page.index("</form>")]
-    form = form[: form.index("csrfmiddlewaretoken")] + form[form.index('name="username"'):]
+    form = page[page.index('<form action="') : page.index("</form>")]
+    form = form[: form.index("csrfmiddlewaretoken")] + form[form.index('name="username"') :]
     return [str(error) for error in response.context["form"].non_field_errors()], form
 
 
-def test_every_failure_gets_the_same_answer_so_the_form_never_tells_a_right_password(client, auditor, django_user_model):
+def test_every_failure_gets_the_same_answer_so_the_form_never_tells_a_right_password(
+    client, auditor, django_user_model
+):
     _, device = auditor
     django_user_model.objects.create_user(username="patty", password=PASSWORD)  # a player: not staff
     attempts = [
@@ -131,8 +133,13 @@ def test_every_failure_gets_the_same_answer_so_the_form_never_tells_a_right_pass
     ]
     assert PASSWORD not in answers[0][1] and "otp_device" not in answers[0][1]
     actions = sorted(AuditEvent.objects.filter(action__startswith="sign_in.").values_list("action", flat=True))
-    assert actions == ["sign_in.failed", "sign_in.failed", "sign_in.not_staff", "sign_in.second_factor_failed",
-                       "sign_in.second_factor_failed"]  # fmt: skip
+    assert actions == [
+        "sign_in.failed",
+        "sign_in.failed",
+        "sign_in.not_staff",
+        "sign_in.second_factor_failed",
+        "sign_in.second_factor_failed",
+    ]
 
 
 def test_after_a_wrong_code_the_answer_says_how_long_to_wait_and_then_the_right_code_signs_in(client, auditor):
@@ -156,8 +163,12 @@ def test_thirty_wrong_passwords_are_refused_after_ten_and_so_is_the_right_one_th
     from core.admin_site import STAFF_SIGN_IN_FAILURES_ALLOWED
 
     _, device = auditor
-    statuses = [client.post("/admin/login/", {"username": "audrey", "password": f"guess-{n}", "otp_token": "000000"})
-                .status_code for n in range(30)]  # fmt: skip
+    statuses = [
+        client.post(
+            "/admin/login/", {"username": "audrey", "password": f"guess-{n}", "otp_token": "000000"}
+        ).status_code
+        for n in range(30)
+    ]
     assert statuses == [200] * STAFF_SIGN_IN_FAILURES_ALLOWED + [429] * (30 - STAFF_SIGN_IN_FAILURES_ALLOWED)
     refused = sign_in(client, code(device))
     assert refused.status_code == 429 and "Too many failed attempts" in refused.content.decode()
@@ -185,10 +196,15 @@ def test_the_count_is_per_address_and_username(client, auditor):
 
     _, device = auditor
     for _ in range(STAFF_SIGN_IN_FAILURES_ALLOWED):
-        client.post("/admin/login/", {"username": "audrey", "password": "guess", "otp_token": ""},
-                    REMOTE_ADDR="203.0.113.9")  # fmt: skip
-    assert client.post("/admin/login/", {"username": "audrey", "password": "guess", "otp_token": ""},
-                       REMOTE_ADDR="203.0.113.9").status_code == 429  # fmt: skip
+        client.post(
+            "/admin/login/", {"username": "audrey", "password": "guess", "otp_token": ""}, REMOTE_ADDR="203.0.113.9"
+        )
+    assert (
+        client.post(
+            "/admin/login/", {"username": "audrey", "password": "guess", "otp_token": ""}, REMOTE_ADDR="203.0.113.9"
+        ).status_code
+        == 429
+    )
     assert sign_in(client, code(device)).status_code == 302  # another address
 
 

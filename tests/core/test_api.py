@@ -23,7 +23,9 @@ def parse(body: bytes):
 
 
 def test_json_nested_deeper_than_any_request_is_a_parse_error():
-    assert parse(b"[" * MAX_JSON_DEPTH + b"]" * MAX_JSON_DEPTH) == json.loads(b"[" * MAX_JSON_DEPTH + b"]" * MAX_JSON_DEPTH)
+    assert parse(b"[" * MAX_JSON_DEPTH + b"]" * MAX_JSON_DEPTH) == json.loads(
+        b"[" * MAX_JSON_DEPTH + b"]" * MAX_JSON_DEPTH
+    )
     for depth in (MAX_JSON_DEPTH + 1, 1_000, 100_000):
         with pytest.raises(ParseError):
             parse(b'{"a": ' + b"[" * depth + b"]" * depth + b"}")

@@ -89,10 +89,18 @@ def test_sign_in_attempts_are_counted_by_the_callers_address_not_a_forged_one(cl
     player.user.set_password("the-right-passphrase-9")
     player.user.save()
     for i in range(SIGN_IN_FAILURES_ALLOWED):
-        client.post("/api/v1/auth/token/", {"username": "victim", "password": "wrong"}, content_type="application/json",
-                    HTTP_X_FORWARDED_FOR=f"198.51.100.{i}")  # fmt: skip
-    answer = client.post("/api/v1/auth/token/", {"username": "victim", "password": "the-right-passphrase-9"},
-                         content_type="application/json", HTTP_X_FORWARDED_FOR="198.51.100.200")  # fmt: skip
+        client.post(
+            "/api/v1/auth/token/",
+            {"username": "victim", "password": "wrong"},
+            content_type="application/json",
+            HTTP_X_FORWARDED_FOR=f"198.51.100.{i}",
+        )
+    answer = client.post(
+        "/api/v1/auth/token/",
+        {"username": "victim", "password": "the-right-passphrase-9"},
+        content_type="application/json",
+        HTTP_X_FORWARDED_FOR="198.51.100.200",
+    )
     assert answer.status_code == 429
 
 

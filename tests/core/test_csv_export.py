@@ -50,8 +50,9 @@ def cells(response) -> list[list[str]]:
 def test_a_table_named_like_a_formula_is_text_in_the_reports(admin_client):
     table = TableFactory(name=EVIL)
     player = make_player(username="alice")
-    add_round(player, table, main=1000, nets={"main": -1000, "raise": 0, "tie": 0, "bonus": 0},
-              status=RoundStatus.SETTLED)  # fmt: skip
+    add_round(
+        player, table, main=1000, nets={"main": -1000, "raise": 0, "tie": 0, "bonus": 0}, status=RoundStatus.SETTLED
+    )
     assert Round.objects.count() == 1
     for path in ("/admin/reports/ggr/?by=table&format=csv", "/admin/reports/rtp/?format=csv"):
         rows = cells(admin_client.get(path))
@@ -63,9 +64,15 @@ def test_a_table_named_like_a_formula_is_text_in_the_reports(admin_client):
 def test_an_account_line_export_neutralises_text_and_keeps_negative_amounts(admin_client):
     player = make_player(username="bob", balance=5_000)
     wallet, _ = player_accounts_open(player=player)
-    ledger_post(idempotency_key="evil-line", kind=EntryKind.WITHDRAWAL,
-                lines=[Line(outside_account(currency="EUR"), 200), Line(wallet, -200)],
-                actor=Actor.system("tests"), reason="x", reference_type="@SUM(A1:A9)", reference_id=EVIL)  # fmt: skip
+    ledger_post(
+        idempotency_key="evil-line",
+        kind=EntryKind.WITHDRAWAL,
+        lines=[Line(outside_account(currency="EUR"), 200), Line(wallet, -200)],
+        actor=Actor.system("tests"),
+        reason="x",
+        reference_type="@SUM(A1:A9)",
+        reference_id=EVIL,
+    )
     rows = cells(admin_client.get(f"/admin/ledger/account/{wallet.pk}/lines.csv"))
     header, newest = rows[0], dict(zip(rows[0], rows[1], strict=True))
     assert newest["reference_type"] == "'@SUM(A1:A9)" and newest["reference_id"] == "'" + EVIL

@@ -18,18 +18,21 @@ from core.shapes import shape
 class MadeShape:
     made: str
 
+
 pytestmark = pytest.mark.django_db
 
 
 def _request(body=b'{"n": 1}', key="fold-1"):
-    return RequestFactory().post("/api/v1/things/", data=body, content_type="application/json",
-                                 HTTP_IDEMPOTENCY_KEY=key)  # fmt: skip
+    return RequestFactory().post(
+        "/api/v1/things/", data=body, content_type="application/json", HTTP_IDEMPOTENCY_KEY=key
+    )
 
 
 def _carrying_work(request_key):
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {sql.IDEMPOTENCY_CLAIM_COLUMNS} FROM {sql.IDEMPOTENCY_CLAIM_FROM}",
-                       request_key.claim_params())  # fmt: skip
+        cursor.execute(
+            f"SELECT {sql.IDEMPOTENCY_CLAIM_COLUMNS} FROM {sql.IDEMPOTENCY_CLAIM_FROM}", request_key.claim_params()
+        )
         request_key.claimed(cursor.fetchone())
         cursor.execute(sql.IDEMPOTENCY_STORE, request_key.store_params("made"))
         request_key.stored(cursor.fetchone()[0])
@@ -48,8 +51,12 @@ def test_carried_claim_and_store_answer_replay_and_conflict():
 
 def test_work_that_does_not_carry_the_claim_is_refused_and_stores_nothing():
     with pytest.raises(RuntimeError, match="did not carry"):
-        idempotent_folded(_request(key="fold-2"), scope="t:2", work=lambda request_key: None,
-                          respond=lambda made: (201, MadeShape(made=made)))  # fmt: skip
+        idempotent_folded(
+            _request(key="fold-2"),
+            scope="t:2",
+            work=lambda request_key: None,
+            respond=lambda made: (201, MadeShape(made=made)),
+        )
     assert not IdempotencyRecord.objects.filter(scope="t:2").exists()
 
 
@@ -57,10 +64,12 @@ def test_what_is_stored_for_a_replay_is_made_from_a_declared_shape_only():
     """The stored bytes are the rendering of the answer's shape (core/shapes.py): a hand-built body
     is refused before anything is stored."""
     with pytest.raises(TypeError):
-        idempotent_folded(_request(key="fold-3"), scope="t:3", work=_carrying_work,
-                          respond=lambda made: (201, {"made": made}))  # fmt: skip
+        idempotent_folded(
+            _request(key="fold-3"), scope="t:3", work=_carrying_work, respond=lambda made: (201, {"made": made})
+        )
     assert not IdempotencyRecord.objects.filter(scope="t:3").exists()
-    first = idempotent_folded(_request(key="fold-4"), scope="t:4", work=_carrying_work,
-                              respond=lambda made: (201, MadeShape(made=made)))  # fmt: skip
+    first = idempotent_folded(
+        _request(key="fold-4"), scope="t:4", work=_carrying_work, respond=lambda made: (201, MadeShape(made=made))
+    )
     stored = IdempotencyRecord.objects.get(scope="t:4")
     assert first.rendered_content == stored.response_text.encode() == b'{"made":"made"}'

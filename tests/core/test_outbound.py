@@ -26,12 +26,35 @@ def post(url, **kwargs):
 @pytest.mark.parametrize(
     "address",
     [
-        "127.0.0.1", "127.8.9.10", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "100.64.0.1",
-        "0.0.0.0", "224.0.0.1", "239.255.255.250", "240.0.0.1", "255.255.255.255", "192.0.2.1", "198.18.0.1",
-        "::1", "::", "fe80::1", "fc00::1", "fd12:3456::1", "fec0::1", "ff02::1", "2001:db8::1",
-        "::ffff:127.0.0.1", "::ffff:10.1.2.3", "::ffff:169.254.169.254", "2002:7f00:1::1", "64:ff9b::a00:1",
+        "127.0.0.1",
+        "127.8.9.10",
+        "10.0.0.1",
+        "172.16.5.4",
+        "192.168.1.1",
+        "169.254.169.254",
+        "100.64.0.1",
+        "0.0.0.0",
+        "224.0.0.1",
+        "239.255.255.250",
+        "240.0.0.1",
+        "255.255.255.255",
+        "192.0.2.1",
+        "198.18.0.1",
+        "::1",
+        "::",
+        "fe80::1",
+        "fc00::1",
+        "fd12:3456::1",
+        "fec0::1",
+        "ff02::1",
+        "2001:db8::1",
+        "::ffff:127.0.0.1",
+        "::ffff:10.1.2.3",
+        "::ffff:169.254.169.254",
+        "2002:7f00:1::1",
+        "64:ff9b::a00:1",
     ],
-)  # fmt: skip
+)
 def test_every_non_global_address_is_refused(address):
     assert address_refusal(ipaddress.ip_address(address))
 
@@ -56,9 +79,10 @@ def test_the_call_is_signed_over_timestamp_nonce_method_path_and_body(outbound_p
     [received] = partner.received
     headers = received.headers
     expected = hmac.new(
-        SECRET.encode(), f"{headers['X-Timestamp']}.nonce-123456.POST./hooks/casino.".encode() + b'{"a":1}',
+        SECRET.encode(),
+        f"{headers['X-Timestamp']}.nonce-123456.POST./hooks/casino.".encode() + b'{"a":1}',
         hashlib.sha256,
-    ).hexdigest()  # fmt: skip
+    ).hexdigest()
     assert received.method == "POST" and received.path == "/hooks/casino?x=1" and received.body == b'{"a":1}'
     assert headers["X-Signature"] == expected and headers["X-Nonce"] == "nonce-123456"
 

@@ -16,9 +16,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def _other_connection() -> psycopg.Connection:
     settings = connection.settings_dict
     return psycopg.connect(
-        host=settings["HOST"] or "127.0.0.1", port=settings["PORT"] or 5432, user=settings["USER"],
-        dbname=settings["NAME"], autocommit=True,
-    )  # fmt: skip
+        host=settings["HOST"] or "127.0.0.1",
+        port=settings["PORT"] or 5432,
+        user=settings["USER"],
+        dbname=settings["NAME"],
+        autocommit=True,
+    )
 
 
 def _terminate(backend_pid: int) -> None:

@@ -48,10 +48,12 @@ def test_json_and_dates_are_converted():
     table = TableFactory()
     token_issue(user=make_player(balance=0, username="dated").user)
     token = ApiToken.objects.get()
-    (read_table,) = instances_from_row(_row(f"SELECT {select_list(Table, 't')} FROM casino_table t WHERE t.id = %s",
-                                            [table.pk]), (Table,))  # fmt: skip
+    (read_table,) = instances_from_row(
+        _row(f"SELECT {select_list(Table, 't')} FROM casino_table t WHERE t.id = %s", [table.pk]), (Table,)
+    )
     assert _fields(read_table) == _fields(Table.objects.get(pk=table.pk))
     (read_token,) = instances_from_row(
-        _row(f"SELECT {select_list(ApiToken, 't')} FROM accounts_apitoken t WHERE t.digest = %s", [token.pk]), (ApiToken,)
+        _row(f"SELECT {select_list(ApiToken, 't')} FROM accounts_apitoken t WHERE t.digest = %s", [token.pk]),
+        (ApiToken,),
     )
     assert read_token.last_used_at == token.last_used_at and read_token.created_at == token.created_at

@@ -78,9 +78,12 @@ def test_a_terminated_postgresql_backend_is_a_problem_not_an_html_page(tolerant_
     backend_pid = connection.connection.info.backend_pid
     settings = connection.settings_dict
     with psycopg.connect(
-        host=settings["HOST"] or "127.0.0.1", port=settings["PORT"] or 5432, user=settings["USER"],
-        dbname=settings["NAME"], autocommit=True,
-    ) as other:  # fmt: skip
+        host=settings["HOST"] or "127.0.0.1",
+        port=settings["PORT"] or 5432,
+        user=settings["USER"],
+        dbname=settings["NAME"],
+        autocommit=True,
+    ) as other:
         other.execute("SELECT pg_terminate_backend(%s)", [backend_pid])
     tolerant_client.defaults.update(player_client.defaults)
     response = tolerant_client.get("/api/v1/wallet/", HTTP_X_REQUEST_ID="req-terminated")

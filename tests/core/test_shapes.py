@@ -46,11 +46,19 @@ MOMENT = datetime(2026, 12, 4, 18, 30, 1, 250000, tzinfo=UTC)
 def test_the_wire_answer_is_the_declared_fields_under_their_names():
     example = ExampleShape(id="1", raise_=5, seen_at=MOMENT, kind="a", card=None, cards=[CardShape(code="AS")])
     assert wire(example) == {
-        "id": "1", "raise": 5, "seen_at": "2026-12-04T18:30:01.250000Z", "kind": "a", "card": None,
+        "id": "1",
+        "raise": 5,
+        "seen_at": "2026-12-04T18:30:01.250000Z",
+        "kind": "a",
+        "card": None,
         "cards": [{"code": "AS"}],
-    }  # fmt: skip
-    assert wire(ExampleShape(id="1", raise_=0, seen_at=None, kind="b", card=CardShape(code="2H"), cards=[],
-                             note="left in"))["note"] == "left in"  # fmt: skip
+    }
+    assert (
+        wire(
+            ExampleShape(id="1", raise_=0, seen_at=None, kind="b", card=CardShape(code="2H"), cards=[], note="left in")
+        )["note"]
+        == "left in"
+    )
 
 
 def test_an_answer_with_a_field_missing_or_undeclared_is_not_made():
@@ -143,8 +151,13 @@ def test_every_operation_answers_exactly_its_declared_shape(client, table):
     client.logout()
     match = call(me, "post", "/api/v1/matches/", {"preset": "classic"}, expect=201)
     call(me, "get", "/api/v1/matches/{match_id}/", match_id=match["id"])
-    steal = call(me, "post", "/api/v1/matches/", {"preset": "steal", "server_seed": steal_seed(StealView),
-                                                  "human_seat": 0}, expect=201)  # fmt: skip
+    steal = call(
+        me,
+        "post",
+        "/api/v1/matches/",
+        {"preset": "steal", "server_seed": steal_seed(StealView), "human_seat": 0},
+        expect=201,
+    )
     call(
         me,
         "post",
@@ -154,10 +167,17 @@ def test_every_operation_answers_exactly_its_declared_shape(client, table):
     )
     call({}, "get", "/api/v1/matches/{match_id}/", expect=404, match_id=steal["id"])  # a problem, as declared too
 
-    call(signed, "put", "/api/v1/partner/players/{external_id}/", {"currency": "EUR"}, expect=201,
-         external_id="shape-1")  # fmt: skip
-    call(signed, "post", "/api/v1/partner/players/{external_id}/transfers/",
-         {"direction": "in", "amount": 50_000, "reference": "in-1"}, expect=201, external_id="shape-1")  # fmt: skip
+    call(
+        signed, "put", "/api/v1/partner/players/{external_id}/", {"currency": "EUR"}, expect=201, external_id="shape-1"
+    )
+    call(
+        signed,
+        "post",
+        "/api/v1/partner/players/{external_id}/transfers/",
+        {"direction": "in", "amount": 50_000, "reference": "in-1"},
+        expect=201,
+        external_id="shape-1",
+    )
     call(signed, "get", "/api/v1/partner/players/{external_id}/transfers/", external_id="shape-1")
     call(signed, "get", "/api/v1/partner/transfers/")
     call(signed, "post", "/api/v1/partner/players/{external_id}/sessions/", {}, expect=201, external_id="shape-1")
@@ -175,22 +195,35 @@ def test_every_operation_answers_exactly_its_declared_shape(client, table):
         set_next_round(who, tie=False, player_wins=True)
         call(caller, "post", prefix + "rounds/", {"table": str(table.pk), "main_bet": 1_000}, expect=201, **params)
         set_next_round(who, tie=True)
-        tie = call(caller, "post", prefix + "rounds/", {"table": table.pk, "main_bet": 1_000, "tie_bet": 100},
-                   expect=201, **params)  # fmt: skip
+        tie = call(
+            caller,
+            "post",
+            prefix + "rounds/",
+            {"table": table.pk, "main_bet": 1_000, "tie_bet": 100},
+            expect=201,
+            **params,
+        )
         call(caller, "get", prefix + "rounds/{round_id}/", round_id=tie["id"], **params)
         call(caller, "post", prefix + "rounds/{round_id}/decision/", {"action": "war"}, round_id=tie["id"], **params)
         call(caller, "get", prefix + "rounds/", **params)
         call(caller, "get", prefix + "wallet/transactions/", **params)
-        call(caller, "put", prefix + "protection/limits/", {"kind": "wager", "period": "day", "amount": 90_000},
-             **params)  # fmt: skip
+        call(
+            caller, "put", prefix + "protection/limits/", {"kind": "wager", "period": "day", "amount": 90_000}, **params
+        )
         higher = {"kind": "wager", "period": "day", "amount": 95_000}  # pending for 24 hours
         call(caller, "put", prefix + "protection/limits/", higher, **params)
         call(caller, "put", prefix + "protection/reality-check/", {"interval_minutes": 30}, **params)
         call(caller, "get", prefix + "protection/session/", **params)
         call(caller, "get", prefix + "protection/", **params)
     params = {"external_id": "shape-1"}
-    call(signed, "post", "/api/v1/partner/players/{external_id}/protection/exclusions/", {"kind": "timeout", "days": 1},
-         expect=201, **params)  # fmt: skip
+    call(
+        signed,
+        "post",
+        "/api/v1/partner/players/{external_id}/protection/exclusions/",
+        {"kind": "timeout", "days": 1},
+        expect=201,
+        **params,
+    )
     call(signed, "get", "/api/v1/partner/players/{external_id}/protection/", **params)  # with its exclusion
     changed = {"old_password": "the-password-1", "new_password": "an other long one 8"}
     me = {"HTTP_AUTHORIZATION": f"Token {call(me, 'post', '/api/v1/auth/password/', changed)['token']}"}

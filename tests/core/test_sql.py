@@ -26,8 +26,14 @@ def test_idempotency_claim_reads_nothing_for_a_new_key_and_the_stored_response_a
 
 
 def test_idempotency_claim_answers_a_record_stored_before_texts_were_as_text():
-    IdempotencyRecord.objects.create(scope="s", key="old", request_hash="h", response_status=201,
-                                     response_body={"n": 1}, response_content_type="application/json")  # fmt: skip
+    IdempotencyRecord.objects.create(
+        scope="s",
+        key="old",
+        request_hash="h",
+        response_status=201,
+        response_body={"n": 1},
+        response_content_type="application/json",
+    )
     _free, (_hash, answer), _taken = sql.idempotency_claim(lock_id=1, scope="s", key="old")
     assert answer.status == 201 and json.loads(answer.text) == {"n": 1}
     assert answer.headers == {"Content-Type": "application/json"}
@@ -44,8 +50,14 @@ def test_idempotency_store_keeps_the_first_response():
 def test_idempotency_claim_finds_the_key_held_by_a_running_request():
     settings = connection.settings_dict
     lock = idempotency_lock_id("player:1", "busy")
-    with psycopg.connect(host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"],
-                         password=settings["PASSWORD"], dbname=settings["NAME"], autocommit=True) as first:  # fmt: skip
+    with psycopg.connect(
+        host=settings["HOST"],
+        port=settings["PORT"] or 5432,
+        user=settings["USER"],
+        password=settings["PASSWORD"],
+        dbname=settings["NAME"],
+        autocommit=True,
+    ) as first:
         first.execute("SELECT pg_advisory_lock(%s)", [lock])
         with transaction.atomic():
             assert sql.idempotency_claim(lock_id=lock, scope="player:1", key="busy") == sql.Claim(False, None)
@@ -56,11 +68,17 @@ def test_idempotency_claim_finds_the_key_held_by_a_running_request():
 
 def test_core_audit_record_writes_an_audit_event_as_audit_record_does():
     with connection.cursor() as cursor:
-        cursor.execute("SELECT core_audit_record(%s, %s, %s, %s, %s, %s::jsonb)",
-                       ["system", "x" * 80, "round.placed", "round", "r1", '{"nonce": 3}'])  # fmt: skip
+        cursor.execute(
+            "SELECT core_audit_record(%s, %s, %s, %s, %s, %s::jsonb)",
+            ["system", "x" * 80, "round.placed", "round", "r1", '{"nonce": 3}'],
+        )
     event = AuditEvent.objects.get(object_id="r1")
-    assert (event.actor_type, event.actor_id, event.action, event.data) == ("system", "x" * 64, "round.placed",
-                                                                            {"nonce": 3})  # fmt: skip
+    assert (event.actor_type, event.actor_id, event.action, event.data) == (
+        "system",
+        "x" * 64,
+        "round.placed",
+        {"nonce": 3},
+    )
     assert event.created_at is not None
 
 

@@ -28,8 +28,9 @@ def test_the_parser_refuses_a_key_named_twice_at_any_depth():
 
 def test_a_round_with_a_key_named_twice_is_refused_naming_it(player_client, table):
     body = f'{{"table": "{table.pk}", "main_bet": 100, "main_bet": 200}}'
-    response = player_client.post("/api/v1/rounds/", body, content_type="application/json",
-                                  HTTP_IDEMPOTENCY_KEY="twice")  # fmt: skip
+    response = player_client.post(
+        "/api/v1/rounds/", body, content_type="application/json", HTTP_IDEMPOTENCY_KEY="twice"
+    )
     assert_problem(response, 400, "invalid_input")
     assert "main_bet" in response.json()["detail"] and "main_bet" in response.json()["errors"]
     assert not Round.objects.exists()
@@ -53,9 +54,11 @@ def test_a_transfer_with_a_currency_is_refused_and_moves_nothing(client):
     api = PartnerClient(client, partner, secret)
     api.put("/api/v1/partner/players/p-1/", {"currency": "EUR"})
     entries = JournalEntry.objects.count()
-    response = api.post("/api/v1/partner/players/p-1/transfers/",
-                        {"direction": "in", "amount": 5000, "reference": "r-1", "currency": "USD"},
-                        HTTP_IDEMPOTENCY_KEY="with-currency")  # fmt: skip
+    response = api.post(
+        "/api/v1/partner/players/p-1/transfers/",
+        {"direction": "in", "amount": 5000, "reference": "r-1", "currency": "USD"},
+        HTTP_IDEMPOTENCY_KEY="with-currency",
+    )
     assert_problem(response, 400, "invalid_input")
     assert "currency" in response.json()["errors"]
     assert not Transfer.objects.exists() and JournalEntry.objects.count() == entries

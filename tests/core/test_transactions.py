@@ -50,8 +50,9 @@ def test_under_refusals_roll_back_everything_a_step_takes_no_savepoint():
 def test_a_connection_is_given_back_for_a_wait_only_to_a_pool_and_outside_a_transaction(monkeypatch, pooled):
     closed = []
     options = {"pool": {"max_size": 2}} if pooled else {}  # as DATABASE_POOL=true configures it, or not
-    fake = types.SimpleNamespace(in_atomic_block=True, settings_dict={"OPTIONS": options},
-                                 close=lambda: closed.append(True))  # fmt: skip
+    fake = types.SimpleNamespace(
+        in_atomic_block=True, settings_dict={"OPTIONS": options}, close=lambda: closed.append(True)
+    )
     monkeypatch.setattr(core.transactions, "connection", fake)
     connection_release_for_wait()
     assert closed == []  # inside a transaction: never

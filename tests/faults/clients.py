@@ -65,10 +65,14 @@ class Api:
             key_id, secret = self.partner
             timestamp, nonce = str(int(time.time())), secrets.token_hex(8)  # a new nonce for every attempt
             message = f"{timestamp}.{nonce}.{method}.{path}.".encode() + body
-            headers.update({
-                "X-Partner-Key": key_id, "X-Timestamp": timestamp, "X-Nonce": nonce,
-                "X-Signature": hmac.new(secret.encode(), message, hashlib.sha256).hexdigest(),
-            })  # fmt: skip
+            headers.update(
+                {
+                    "X-Partner-Key": key_id,
+                    "X-Timestamp": timestamp,
+                    "X-Nonce": nonce,
+                    "X-Signature": hmac.new(secret.encode(), message, hashlib.sha256).hexdigest(),
+                }
+            )
         return headers
 
     def once(self, method: str, path: str, data: dict | None = None, *, key: str | None = None) -> Answer:
@@ -86,8 +90,9 @@ class Api:
                     "unparsed": raw[:300].decode(errors="replace"),
                     "content_type": response.getheader("Content-Type"),
                 }
-            answer = Answer(started, method, path, response.status, key or "", "",
-                            response.getheader("X-Request-ID") or "", parsed)  # fmt: skip
+            answer = Answer(
+                started, method, path, response.status, key or "", "", response.getheader("X-Request-ID") or "", parsed
+            )
         except (OSError, http.client.HTTPException) as exc:
             answer = Answer(started, method, path, None, key or "", f"{exc.__class__.__name__}: {exc}")
         finally:
@@ -137,8 +142,12 @@ def play(api: Api, ledger: Ledger, *, prefix: str, table_id: int, stop: threadin
             ledger.place_keys[key] = round_["id"]
         if round_["status"] == "awaiting_decision" and rng.random() < 0.7:
             action = rng.choice(["war", "surrender"])
-            decided = api.definitive("POST", f"{prefix}/rounds/{round_['id']}/decision/", {"action": action},
-                                     key=f"decide-{uuid.uuid4().hex}")  # fmt: skip
+            decided = api.definitive(
+                "POST",
+                f"{prefix}/rounds/{round_['id']}/decision/",
+                {"action": action},
+                key=f"decide-{uuid.uuid4().hex}",
+            )
             assert decided.status in (200, 409, 422), decided
         stop.wait(rng.uniform(0.02, 0.15))
 
@@ -151,9 +160,11 @@ def transfer(api: Api, ledger: Ledger, *, external_id: str, stop: threading.Even
         amount = 100 * rng.randint(1, 30)
         key = f"transfer-{uuid.uuid4().hex}"
         answer = api.definitive(
-            "POST", f"/api/v1/partner/players/{external_id}/transfers/",
-            {"direction": direction, "amount": amount, "reference": key}, key=key,
-        )  # fmt: skip
+            "POST",
+            f"/api/v1/partner/players/{external_id}/transfers/",
+            {"direction": direction, "amount": amount, "reference": key},
+            key=key,
+        )
         if answer.status == 201:
             with ledger.lock:
                 ledger.transfers[key] = {**answer.body, "external_id": external_id}

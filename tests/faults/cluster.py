@@ -89,12 +89,56 @@ class Cluster:
 
     def start(self) -> None:
         python = sys.executable
-        self._add("web", [python, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{self.port}",
-                          "--workers", "2", "--threads", "4", "--timeout", "30", "--graceful-timeout", "5"])  # fmt: skip
-        self._add("worker", [python, "-m", "celery", "-A", "config", "worker", "--concurrency", "2",
-                             *WORKER_FLAGS, "--loglevel", "INFO"])  # fmt: skip
-        self._add("beat", [python, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO",
-                           "--schedule", str(self.directory / "beat-schedule")])  # fmt: skip
+        self._add(
+            "web",
+            [
+                python,
+                "-m",
+                "gunicorn",
+                "config.wsgi:application",
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                "--workers",
+                "2",
+                "--threads",
+                "4",
+                "--timeout",
+                "30",
+                "--graceful-timeout",
+                "5",
+            ],
+        )
+        self._add(
+            "worker",
+            [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--concurrency",
+                "2",
+                *WORKER_FLAGS,
+                "--loglevel",
+                "INFO",
+            ],
+        )
+        self._add(
+            "beat",
+            [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "beat",
+                "--loglevel",
+                "INFO",
+                "--schedule",
+                str(self.directory / "beat-schedule"),
+            ],
+        )
         for service in self._services.values():
             self._spawn(service)
         threading.Thread(target=self._supervise, name="supervisor", daemon=True).start()
@@ -124,8 +168,15 @@ class Cluster:
                         continue
                     returncode = service.process.poll()
                     if returncode is not None:
-                        self.exits.append(Exit(service.name, time.monotonic(), returncode, service.expected_exit,
-                                               self.log_tail(service.name)))  # fmt: skip
+                        self.exits.append(
+                            Exit(
+                                service.name,
+                                time.monotonic(),
+                                returncode,
+                                service.expected_exit,
+                                self.log_tail(service.name),
+                            )
+                        )
                         service.restart_at = time.monotonic() + RESTART_AFTER_S  # like systemd's RestartSec
             self._stop.wait(0.1)
 

@@ -89,8 +89,9 @@ def wait_for(condition, *, within: float, what: str, every: float = 0.2):
 def terminate_app_backends() -> int:
     """Terminate the app's backends (known by their application_name); how many were terminated."""
     db = connection.settings_dict
-    with psycopg.connect(host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"], dbname=db["NAME"],
-                         autocommit=True) as admin:  # fmt: skip
+    with psycopg.connect(
+        host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"], dbname=db["NAME"], autocommit=True
+    ) as admin:
         return admin.execute(
             "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity"
             " WHERE application_name = %s AND datname = current_database()",
@@ -132,8 +133,13 @@ def test_money_holds_while_the_parts_of_the_service_fail(cluster, seamless_walle
         for i in range(PARTNER_PLAYERS)
     ]
     for player in partner_players:
-        partner_transfer(partner=partner, player=player, direction=TransferDirection.IN, amount=FUNDING,
-                         reference=f"opening-{player.external_id}")  # fmt: skip
+        partner_transfer(
+            partner=partner,
+            player=player,
+            direction=TransferDirection.IN,
+            amount=FUNDING,
+            reference=f"opening-{player.external_id}",
+        )
     seamless, _ = partner_create(name="Bank Seamless Casino", wallet_url=seamless_wallet.url)
     Partner.objects.filter(pk=seamless.pk).update(secret=SEAMLESS_SECRET)
     seamless_player = partner_player_upsert(partner=seamless, external_id="bank-s0", currency="EUR")[0]
@@ -147,42 +153,67 @@ def test_money_holds_while_the_parts_of_the_service_fail(cluster, seamless_walle
 
     stop = threading.Event()
     partner_api = Api(cluster.base_url, ledger, partner=(partner.key_id, secret))
-    threads = [
-        threading.Thread(target=play, args=(Api(cluster.base_url, ledger, token=tokens[i]), ledger),
-                         kwargs={"prefix": "/api/v1", "table_id": table.pk, "stop": stop, "seed": i})
-        for i in range(PLAYERS)
-    ] + [
-        threading.Thread(target=play, args=(partner_api, ledger),
-                         kwargs={"prefix": f"/api/v1/partner/players/bank-p{i}", "table_id": table.pk, "stop": stop,
-                                 "seed": 100 + i})
-        for i in range(PARTNER_PLAYERS)
-    ] + [
-        threading.Thread(target=play, args=(Api(cluster.base_url, ledger, partner=(seamless.key_id, SEAMLESS_SECRET)),
-                                            ledger),
-                         kwargs={"prefix": "/api/v1/partner/players/bank-s0", "table_id": table.pk, "stop": stop,
-                                 "seed": 300})
-    ] + [
-        threading.Thread(target=transfer, args=(partner_api, ledger),
-                         kwargs={"external_id": f"bank-p{i}", "stop": stop, "seed": 200 + i})
-        for i in range(PARTNER_PLAYERS)
-    ]  # fmt: skip
+    threads = (
+        [
+            threading.Thread(
+                target=play,
+                args=(Api(cluster.base_url, ledger, token=tokens[i]), ledger),
+                kwargs={"prefix": "/api/v1", "table_id": table.pk, "stop": stop, "seed": i},
+            )
+            for i in range(PLAYERS)
+        ]
+        + [
+            threading.Thread(
+                target=play,
+                args=(partner_api, ledger),
+                kwargs={
+                    "prefix": f"/api/v1/partner/players/bank-p{i}",
+                    "table_id": table.pk,
+                    "stop": stop,
+                    "seed": 100 + i,
+                },
+            )
+            for i in range(PARTNER_PLAYERS)
+        ]
+        + [
+            threading.Thread(
+                target=play,
+                args=(Api(cluster.base_url, ledger, partner=(seamless.key_id, SEAMLESS_SECRET)), ledger),
+                kwargs={"prefix": "/api/v1/partner/players/bank-s0", "table_id": table.pk, "stop": stop, "seed": 300},
+            )
+        ]
+        + [
+            threading.Thread(
+                target=transfer,
+                args=(partner_api, ledger),
+                kwargs={"external_id": f"bank-p{i}", "stop": stop, "seed": 200 + i},
+            )
+            for i in range(PARTNER_PLAYERS)
+        ]
+    )
     for thread in threads:
         thread.start()
 
     def probe_settled(since: float) -> float:
         """Place a round and wait until it is settled: the whole path works again."""
-        placed = probe_api.definitive("POST", "/api/v1/rounds/", {"table": str(table.pk), "main_bet": 100},
-                                      key=f"probe-{time.monotonic_ns()}")  # fmt: skip
+        placed = probe_api.definitive(
+            "POST", "/api/v1/rounds/", {"table": str(table.pk), "main_bet": 100}, key=f"probe-{time.monotonic_ns()}"
+        )
         assert placed.status == 201, placed
         with ledger.lock:
             ledger.rounds[placed.body["id"]] = placed.body
         if placed.body["status"] == "awaiting_decision":
-            probe_api.definitive("POST", f"/api/v1/rounds/{placed.body['id']}/decision/", {"action": "surrender"},
-                                 key=f"probe-decide-{time.monotonic_ns()}")  # fmt: skip
+            probe_api.definitive(
+                "POST",
+                f"/api/v1/rounds/{placed.body['id']}/decision/",
+                {"action": "surrender"},
+                key=f"probe-decide-{time.monotonic_ns()}",
+            )
         wait_for(
             lambda: probe_api.once("GET", f"/api/v1/rounds/{placed.body['id']}/").body.get("status") == "settled",
-            within=HEAL_WITHIN_S, what="a round placed after the fault settled",
-        )  # fmt: skip
+            within=HEAL_WITHIN_S,
+            what="a round placed after the fault settled",
+        )
         return time.monotonic() - since
 
     heals: list[Heal] = []
@@ -218,8 +249,11 @@ def test_money_holds_while_the_parts_of_the_service_fail(cluster, seamless_walle
         killed = time.monotonic()
         deaths.append(killed)
         os.kill(victim, signal.SIGKILL)
-        wait_for(lambda: len(cluster.web_workers()) == 2 and victim not in cluster.web_workers(), within=HEAL_WITHIN_S,
-                 what="gunicorn replaced its worker")  # fmt: skip
+        wait_for(
+            lambda: len(cluster.web_workers()) == 2 and victim not in cluster.web_workers(),
+            within=HEAL_WITHIN_S,
+            what="gunicorn replaced its worker",
+        )
         proofs["gunicorn workers killed"] += process_gone(victim)
         heals.append(Heal("a gunicorn worker SIGKILLed", probe_settled(killed)))
 
@@ -239,17 +273,22 @@ def test_money_holds_while_the_parts_of_the_service_fail(cluster, seamless_walle
 
     # Recovery: every round decided (by a player or the house rule) and settled.
     stopped = time.monotonic()
-    wait_for(lambda: not Round.objects.exclude(status=RoundStatus.SETTLED).exists(), within=HEAL_WITHIN_S,
-             what="every round settled")  # fmt: skip
+    wait_for(
+        lambda: not Round.objects.exclude(status=RoundStatus.SETTLED).exists(),
+        within=HEAL_WITHIN_S,
+        what="every round settled",
+    )
     heals.append(Heal("backlog: every round decided and settled after the load stopped", time.monotonic() - stopped))
     cluster.stop()
     connection.close()
 
     # Every fault happened (a fault that misses its target proves nothing about surviving it).
     assert proofs == {
-        "worker killed and started again": 1, "Redis outages (Redis did not answer)": 3, "gunicorn workers killed": 1,
+        "worker killed and started again": 1,
+        "Redis outages (Redis did not answer)": 3,
+        "gunicorn workers killed": 1,
         "the app's PostgreSQL backends terminated": proofs["the app's PostgreSQL backends terminated"],
-    }, proofs  # fmt: skip
+    }, proofs
     assert proofs["the app's PostgreSQL backends terminated"] >= 2, (
         "no backend of the app was terminated"
     )  # web, worker
@@ -322,8 +361,10 @@ def test_money_holds_while_the_parts_of_the_service_fail(cluster, seamless_walle
     assert not unexpected, "\n\n".join(f"{e.name} exited {e.returncode}:\n{e.log_tail}" for e in unexpected)
 
     with capsys.disabled():
-        print(f"\n\nfault suite: {len(rounds)} rounds ({len(seamless_rounds)} seamless), {len(transfers)} transfers, {len(ledger.answers)} requests "
-              f"({sum(a.status is None for a in ledger.answers)} without an answer, {len(server_errors)} 5xx while a "
-              f"process died, {retried_keys} keys retried, {placed_during_outages} rounds placed while Redis was down)")  # fmt: skip
+        print(
+            f"\n\nfault suite: {len(rounds)} rounds ({len(seamless_rounds)} seamless), {len(transfers)} transfers, {len(ledger.answers)} requests "
+            f"({sum(a.status is None for a in ledger.answers)} without an answer, {len(server_errors)} 5xx while a "
+            f"process died, {retried_keys} keys retried, {placed_during_outages} rounds placed while Redis was down)"
+        )
         for heal in heals:
             print(f"  {heal.seconds:6.1f} s  {heal.fault}{f' ({heal.note})' if heal.note else ''}")

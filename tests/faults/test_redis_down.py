@@ -46,9 +46,11 @@ def api(client, table):
 
 def place(client, table, key):
     return client.post(
-        "/api/v1/rounds/", {"table": str(table.pk), "main_bet": 1000}, content_type="application/json",
+        "/api/v1/rounds/",
+        {"table": str(table.pk), "main_bet": 1000},
+        content_type="application/json",
         HTTP_IDEMPOTENCY_KEY=key,
-    )  # fmt: skip
+    )
 
 
 def use_cache(settings, backend, url):
@@ -70,9 +72,11 @@ def test_rounds_are_placed_and_decided_with_redis_down_and_settled_when_the_swee
     tie = place(client, table, "outage-2")
     assert tie.status_code == 201 and tie.json()["status"] == "awaiting_decision"
     decided = client.post(
-        f"/api/v1/rounds/{tie.json()['id']}/decision/", {"action": "surrender"}, content_type="application/json",
+        f"/api/v1/rounds/{tie.json()['id']}/decision/",
+        {"action": "surrender"},
+        content_type="application/json",
         HTTP_IDEMPOTENCY_KEY="outage-3",
-    )  # fmt: skip
+    )
     assert decided.status_code == 200, decided.content
     assert Round.objects.filter(status=RoundStatus.RESOLVED).count() == 2  # nothing settled them yet
     assert rounds_settle_overdue(older_than_s=0) == 2  # the sweeper (beat) catches up

@@ -39,11 +39,25 @@ def worker(broker, tmp_path):
     log_path = tmp_path / "worker.log"
     with log_path.open("w") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "tests.faults.outage_worker", "worker", "--concurrency", "2",
-             *WORKER_FLAGS, "--loglevel", "INFO"],
-            cwd=ROOT, env={**os.environ, "REDIS_URL": broker.url}, stdout=log, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "tests.faults.outage_worker",
+                "worker",
+                "--concurrency",
+                "2",
+                *WORKER_FLAGS,
+                "--loglevel",
+                "INFO",
+            ],
+            cwd=ROOT,
+            env={**os.environ, "REDIS_URL": broker.url},
+            stdout=log,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
-        )  # fmt: skip
+        )
     process.log = lambda: log_path.read_text(errors="replace")
     try:
         yield process
@@ -66,8 +80,11 @@ def test_a_worker_with_a_task_in_flight_rides_out_the_broker_outage_that_killed_
     publisher = Celery("outage-publisher", broker=broker.url, set_as_current=False)
     wait_for(lambda: "ready." in worker.log(), within=60, what="the worker started")
     publisher.send_task("tests.faults.hold", args=[HELD_S])
-    wait_for(lambda: "tests.faults.hold" in worker.log() and "received" in worker.log(), within=10,
-             what="the worker took the task")  # fmt: skip
+    wait_for(
+        lambda: "tests.faults.hold" in worker.log() and "received" in worker.log(),
+        within=10,
+        what="the worker took the task",
+    )
     time.sleep(0.3)  # its BRPOP for one more task is pending now
 
     admin = redis.Redis.from_url(broker.url)
@@ -78,11 +95,17 @@ def test_a_worker_with_a_task_in_flight_rides_out_the_broker_outage_that_killed_
     time.sleep(1)
     broker.start()
 
-    wait_for(lambda: worker.poll() is not None or worker.log().count("Connected to redis") >= 2, within=30,
-             what="the worker reconnected")  # fmt: skip
+    wait_for(
+        lambda: worker.poll() is not None or worker.log().count("Connected to redis") >= 2,
+        within=30,
+        what="the worker reconnected",
+    )
     publisher.send_task("tests.faults.hold", args=[0])
-    wait_for(lambda: worker.poll() is not None or worker.log().count("succeeded") >= 2, within=30,
-             what="the worker ran a task after the outage")  # fmt: skip
+    wait_for(
+        lambda: worker.poll() is not None or worker.log().count("succeeded") >= 2,
+        within=30,
+        what="the worker ran a task after the outage",
+    )
     log = worker.log()
     assert worker.poll() is None and "Unrecoverable error" not in log, log[-6000:]
     assert "a BRPOP pending: its reply is lost" in log  # the outage met the worker as intended

@@ -57,9 +57,11 @@ def wallet_with_an_overtaken_entry(username: str = "overtaken"):
             assert time.monotonic() < deadline, "the deposit never waited on the lock"
             time.sleep(0.02)
         ledger_post(
-            idempotency_key="order:y", kind=EntryKind.WITHDRAWAL, lines=[Line(wallet, -300), Line(house, 300)],
+            idempotency_key="order:y",
+            kind=EntryKind.WITHDRAWAL,
+            lines=[Line(wallet, -300), Line(house, 300)],
             actor=Actor.system("t"),
-        )  # fmt: skip
+        )
         blocker.rollback()  # releases the outside account: the deposit goes on
         waiting.join(timeout=10)
     return player, wallet

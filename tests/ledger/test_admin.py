@@ -30,13 +30,22 @@ def test_accounts_and_postings_read_as_money(admin_client):
 
 def test_an_adjustment_is_typed_in_major_units(admin_client):
     player = make_player(username="paula")
-    assert admin_client.post("/admin/ledger/adjustment/add/", {"player": player.pk, "amount": "25.50",
-                                                               "reason": "goodwill"}).status_code == 302  # fmt: skip
-    assert admin_client.post("/admin/ledger/adjustment/add/", {"player": player.pk, "amount": "-1,000.00",
-                                                               "reason": "a debit"}).status_code == 302  # fmt: skip
+    assert (
+        admin_client.post(
+            "/admin/ledger/adjustment/add/", {"player": player.pk, "amount": "25.50", "reason": "goodwill"}
+        ).status_code
+        == 302
+    )
+    assert (
+        admin_client.post(
+            "/admin/ledger/adjustment/add/", {"player": player.pk, "amount": "-1,000.00", "reason": "a debit"}
+        ).status_code
+        == 302
+    )
     assert sorted(Adjustment.objects.values_list("amount", flat=True)) == [-100_000, 2_550]
-    refused = admin_client.post("/admin/ledger/adjustment/add/", {"player": player.pk, "amount": "25.505",
-                                                                  "reason": "too precise"})  # fmt: skip
+    refused = admin_client.post(
+        "/admin/ledger/adjustment/add/", {"player": player.pk, "amount": "25.505", "reason": "too precise"}
+    )
     assert refused.status_code == 200 and "Enter an amount such as 6.00." in refused.content.decode()
     listed = admin_client.get("/admin/ledger/adjustment/").content.decode()
     assert "€25.50" in listed and "-€1,000.00" in listed

@@ -40,8 +40,12 @@ def test_concurrent_debits_never_overdraw_and_exactly_the_affordable_number_succ
 
     def lose_100(i):
         house = house_account(currency="EUR", spread_by=f"c{i}")
-        return ledger_post(idempotency_key=f"debit:{i}", kind=EntryKind.SETTLEMENT,
-                           lines=[Line(wallet, -100), Line(house, 100)], actor=Actor.system("t"))  # fmt: skip
+        return ledger_post(
+            idempotency_key=f"debit:{i}",
+            kind=EntryKind.SETTLEMENT,
+            lines=[Line(wallet, -100), Line(house, 100)],
+            actor=Actor.system("t"),
+        )
 
     results = run_concurrently(50, lose_100)
     succeeded = [r for r in results if isinstance(r, JournalEntry)]
@@ -56,8 +60,12 @@ def test_a_key_retried_concurrently_posts_once():
     wallet, in_play = player_accounts_open(player=player)
 
     def same_stake(_):
-        return ledger_post(idempotency_key="one-stake", kind=EntryKind.STAKE,
-                           lines=[Line(wallet, -250), Line(in_play, 250)], actor=Actor.system("t"))  # fmt: skip
+        return ledger_post(
+            idempotency_key="one-stake",
+            kind=EntryKind.STAKE,
+            lines=[Line(wallet, -250), Line(in_play, 250)],
+            actor=Actor.system("t"),
+        )
 
     results = run_concurrently(16, same_stake)
     assert all(isinstance(r, JournalEntry) for r in results), results
@@ -72,8 +80,12 @@ def test_no_lost_update_under_mixed_credits_and_debits():
     def move(i):
         amount = 70 if i % 2 else -50
         house = house_account(currency="EUR", spread_by=f"m{i}")
-        return ledger_post(idempotency_key=f"mixed:{i}", kind=EntryKind.SETTLEMENT,
-                           lines=[Line(wallet, amount), Line(house, -amount)], actor=Actor.system("t"))  # fmt: skip
+        return ledger_post(
+            idempotency_key=f"mixed:{i}",
+            kind=EntryKind.SETTLEMENT,
+            lines=[Line(wallet, amount), Line(house, -amount)],
+            actor=Actor.system("t"),
+        )
 
     results = run_concurrently(64, move)
     assert all(isinstance(r, JournalEntry) for r in results), results

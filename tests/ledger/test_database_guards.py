@@ -80,10 +80,12 @@ def test_a_posting_in_another_currency_than_its_account_is_refused():
         entry = JournalEntry.objects.create(
             idempotency_key="usd", request_hash="x", kind="deposit", actor_type="system", actor_id="t"
         )
-        Posting.objects.bulk_create([
-            Posting(entry=entry, account=wallet, direction="C", amount=5, currency="USD", balance_after=0),
-            Posting(entry=entry, account=wallet, direction="D", amount=5, currency="USD", balance_after=0),
-        ])  # fmt: skip
+        Posting.objects.bulk_create(
+            [
+                Posting(entry=entry, account=wallet, direction="C", amount=5, currency="USD", balance_after=0),
+                Posting(entry=entry, account=wallet, direction="D", amount=5, currency="USD", balance_after=0),
+            ]
+        )
 
 
 def test_a_balanced_entry_written_in_one_statement_passes():
@@ -93,8 +95,10 @@ def test_a_balanced_entry_written_in_one_statement_passes():
         entry = JournalEntry.objects.create(
             idempotency_key="ok", request_hash="x", kind="stake", actor_type="system", actor_id="t"
         )
-        Posting.objects.bulk_create([
-            Posting(entry=entry, account=wallet, direction="D", amount=5, currency="EUR", balance_after=0),
-            Posting(entry=entry, account=in_play, direction="C", amount=5, currency="EUR", balance_after=0),
-        ])  # fmt: skip
+        Posting.objects.bulk_create(
+            [
+                Posting(entry=entry, account=wallet, direction="D", amount=5, currency="EUR", balance_after=0),
+                Posting(entry=entry, account=in_play, direction="C", amount=5, currency="EUR", balance_after=0),
+            ]
+        )
     assert Posting.objects.filter(entry=entry).count() == 2

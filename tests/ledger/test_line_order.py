@@ -63,9 +63,9 @@ def minor(decimal_text: str) -> int:
 
 def test_every_list_of_an_overtaken_wallets_lines_is_in_the_order_the_balance_changed(client):
     player, wallet = wallet_with_an_overtaken_entry()
-    api = client.get("/api/v1/wallet/transactions/", HTTP_AUTHORIZATION=f"Token {token_issue(user=player.user)}").json()[
-        "results"
-    ]
+    api = client.get(
+        "/api/v1/wallet/transactions/", HTTP_AUTHORIZATION=f"Token {token_issue(user=player.user)}"
+    ).json()["results"]
     assert [line["amount"] for line in api] == [500, -300, 10_000]
     assert_chained(api)
 
@@ -109,7 +109,9 @@ def test_fifty_concurrent_transfers_out_of_one_wallet_chain_in_the_api(client):
         try:
             if i < 16:
                 barrier.wait(timeout=10)
-            return partner_transfer(partner=partner, player=player, direction=TransferDirection.OUT, amount=100, reference=f"out-{i}")
+            return partner_transfer(
+                partner=partner, player=player, direction=TransferDirection.OUT, amount=100, reference=f"out-{i}"
+            )
         except InsufficientFunds as exc:
             return exc
         finally:
@@ -118,7 +120,9 @@ def test_fifty_concurrent_transfers_out_of_one_wallet_chain_in_the_api(client):
     with ThreadPoolExecutor(max_workers=16) as pool:
         results = list(pool.map(transfer_out, range(50)))
     assert sum(not isinstance(r, Exception) for r in results) == 40  # 4,000 in, 100 each
-    response = client.get("/api/v1/wallet/transactions/?limit=500", HTTP_AUTHORIZATION=f"Token {token_issue(user=player.user)}")
+    response = client.get(
+        "/api/v1/wallet/transactions/?limit=500", HTTP_AUTHORIZATION=f"Token {token_issue(user=player.user)}"
+    )
     assert response.status_code == 200
     lines = response.json()["results"]
     assert len(lines) == 41 and lines[0]["balance_after"] == 0

@@ -84,6 +84,11 @@ def test_what_is_not_an_amount_is_refused(text):
 
 def test_machines_read_amounts_as_plain_decimals_of_major_units():
     assert [money_decimal(m) for m in (600, -200, 14800, 5, 0, 123456789)] == [
-        "6.00", "-2.00", "148.00", "0.05", "0.00", "1234567.89"
-    ]  # fmt: skip
+        "6.00",
+        "-2.00",
+        "148.00",
+        "0.05",
+        "0.00",
+        "1234567.89",
+    ]
     assert format_number(123450, language="es", decimals=2, grouped=False) == "1234,50"

@@ -107,8 +107,12 @@ def test_house_money_is_spread_over_shards_and_summed():
     wallet, _ = player_accounts_open(player=player)
     for n in range(20):
         house = house_account(currency="EUR", spread_by=f"round:{n}")
-        ledger_post(idempotency_key=f"loss:{n}", kind=EntryKind.SETTLEMENT,
-                    lines=[Line(wallet, -100), Line(house, 100)], actor=SYSTEM)  # fmt: skip
+        ledger_post(
+            idempotency_key=f"loss:{n}",
+            kind=EntryKind.SETTLEMENT,
+            lines=[Line(wallet, -100), Line(house, 100)],
+            actor=SYSTEM,
+        )
     assert house_balance(currency="EUR") == 2_000
     assert len({house_account(currency="EUR", spread_by=f"round:{n}").id for n in range(20)}) > 5
 

@@ -15,11 +15,18 @@ pytestmark = pytest.mark.django_db
 
 def post(accounts, amounts, *, key="k", reference_id="1"):
     return sql.post_entry(
-        idempotency_key=key, kind="stake", reason="r", actor_type="system",
-        actor_id="tests", reference_type="round", reference_id=reference_id, reverses_id=None,
-        account_ids=[account.id for account in accounts], amounts=amounts,
+        idempotency_key=key,
+        kind="stake",
+        reason="r",
+        actor_type="system",
+        actor_id="tests",
+        reference_type="round",
+        reference_id=reference_id,
+        reverses_id=None,
+        account_ids=[account.id for account in accounts],
+        amounts=amounts,
         currencies=[account.currency for account in accounts],
-    )  # fmt: skip
+    )
 
 
 def test_accounts_of_player_reads_both_of_the_players_accounts_in_their_currency():
@@ -27,8 +34,9 @@ def test_accounts_of_player_reads_both_of_the_players_accounts_in_their_currency
     wallet, in_play = player_accounts_open(player=player)
     found = {account.kind: account for account in sql.accounts_of_player(player_id=player.pk, currency="EUR")}
     assert {kind: account.pk for kind, account in found.items()} == {
-        AccountKind.PLAYER_WALLET: wallet.pk, AccountKind.PLAYER_IN_PLAY: in_play.pk,
-    }  # fmt: skip
+        AccountKind.PLAYER_WALLET: wallet.pk,
+        AccountKind.PLAYER_IN_PLAY: in_play.pk,
+    }
     assert found[AccountKind.PLAYER_WALLET].player_id == player.pk
     assert sql.accounts_of_player(player_id=player.pk, currency="USD") == []
 
@@ -45,9 +53,16 @@ def test_partner_account_finds_the_shard_of_that_partner_only():
     player = make_player()
     opened = partner_seamless_account_open(partner=seamless, player=player)
     found = sql.partner_account(kind="partner_seamless", currency="EUR", shard=opened.shard, partner_id=seamless.pk)
-    assert (found.pk, found.kind, found.partner_id, found.player_id) == (opened.pk, "partner_seamless", seamless.pk, None)
+    assert (found.pk, found.kind, found.partner_id, found.player_id) == (
+        opened.pk,
+        "partner_seamless",
+        seamless.pk,
+        None,
+    )
     assert sql.partner_account(kind="partner_seamless", currency="EUR", shard=opened.shard, partner_id=other.pk) is None
-    assert sql.partner_account(kind="partner_seamless", currency="USD", shard=opened.shard, partner_id=seamless.pk) is None
+    assert (
+        sql.partner_account(kind="partner_seamless", currency="USD", shard=opened.shard, partner_id=seamless.pk) is None
+    )
     assert partner_seamless_account_open(partner=seamless, player=player).pk == opened.pk  # found, not opened again
 
 
@@ -58,8 +73,11 @@ def test_post_entry_writes_the_entry_its_balances_and_postings_once_per_key():
     assert outcome == sql.POSTED
     entry = JournalEntry.objects.get(pk=entry_id)
     assert (entry.idempotency_key, entry.kind, entry.reference_id) == ("k", "stake", "1")
-    rows = list(Posting.objects.filter(entry=entry).order_by("id").values_list("account_id", "direction", "amount",
-                                                                                "balance_after"))  # fmt: skip
+    rows = list(
+        Posting.objects.filter(entry=entry)
+        .order_by("id")
+        .values_list("account_id", "direction", "amount", "balance_after")
+    )
     assert rows == [(wallet.pk, "D", 100, 900), (wallet.pk, "D", 200, 700), (in_play.pk, "C", 300, 300)]
     # The key is taken: the same content (lines in any order) replays it, other content conflicts.
     assert post([in_play, wallet, wallet], [300, -200, -100]) == (entry_id, sql.REPLAYED)
@@ -98,11 +116,21 @@ def test_seal_lock_holds_off_a_second_sealer_until_commit():
     settings = connection.settings_dict
     with transaction.atomic():
         sql.seal_lock()
-        with psycopg.connect(host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"],
-                             password=settings["PASSWORD"], dbname=settings["NAME"]) as other:  # fmt: skip
+        with psycopg.connect(
+            host=settings["HOST"],
+            port=settings["PORT"] or 5432,
+            user=settings["USER"],
+            password=settings["PASSWORD"],
+            dbname=settings["NAME"],
+        ) as other:
             assert other.execute("SELECT pg_try_advisory_lock(%s)", [sql.SEAL_LOCK_ID]).fetchone() == (False,)
-    with psycopg.connect(host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"],
-                         password=settings["PASSWORD"], dbname=settings["NAME"]) as other:  # fmt: skip
+    with psycopg.connect(
+        host=settings["HOST"],
+        port=settings["PORT"] or 5432,
+        user=settings["USER"],
+        password=settings["PASSWORD"],
+        dbname=settings["NAME"],
+    ) as other:
         assert other.execute("SELECT pg_try_advisory_lock(%s)", [sql.SEAL_LOCK_ID]).fetchone() == (True,)
 
 
@@ -124,11 +152,21 @@ def post_entries(entries, *, lines):
         cursor.execute(
             "SELECT entry_index, entry_id, outcome FROM ledger_post_entries(%s, %s, %s, %s, %s, %s, %s, %s::bigint[],"
             " %s, %s, %s, %s)",
-            [[key for key, _ in entries], ["stake"] * count, ["r"] * count, ["system"] * count, ["tests"] * count,
-             ["round"] * count, [reference for _, reference in entries], [None] * count,
-             [entry for entry, _, _ in lines], [account.id for _, account, _ in lines],
-             [amount for _, _, amount in lines], [account.currency for _, account, _ in lines]],
-        )  # fmt: skip
+            [
+                [key for key, _ in entries],
+                ["stake"] * count,
+                ["r"] * count,
+                ["system"] * count,
+                ["tests"] * count,
+                ["round"] * count,
+                [reference for _, reference in entries],
+                [None] * count,
+                [entry for entry, _, _ in lines],
+                [account.id for _, account, _ in lines],
+                [amount for _, _, amount in lines],
+                [account.currency for _, account, _ in lines],
+            ],
+        )
         return cursor.fetchall()
 
 
@@ -144,15 +182,25 @@ def test_post_entries_writes_each_entry_with_its_own_key_and_running_balances():
     )
     assert [(index, outcome) for index, _, outcome in answered] == [(1, sql.POSTED), (2, sql.POSTED)]
     first, second = (JournalEntry.objects.get(pk=entry_id) for _, entry_id, _ in answered)
-    assert (first.idempotency_key, first.reference_id, second.idempotency_key, second.reference_id) == ("a", "1", "b",
-                                                                                                        "2")  # fmt: skip
+    assert (first.idempotency_key, first.reference_id, second.idempotency_key, second.reference_id) == (
+        "a",
+        "1",
+        "b",
+        "2",
+    )
     assert first.pk < second.pk
-    rows = list(Posting.objects.filter(entry__in=[first, second]).order_by("id").values_list("entry_id", "account_id",
-                                                                                               "direction", "amount",
-                                                                                               "balance_after"))  # fmt: skip
-    assert rows == [(first.pk, in_play.pk, "D", 100, 200), (first.pk, wallet.pk, "C", 200, 900),
-                    (first.pk, house.pk, "D", 100, house.balance - 100), (second.pk, in_play.pk, "D", 200, 0),
-                    (second.pk, house.pk, "C", 200, house.balance + 100)]  # fmt: skip
+    rows = list(
+        Posting.objects.filter(entry__in=[first, second])
+        .order_by("id")
+        .values_list("entry_id", "account_id", "direction", "amount", "balance_after")
+    )
+    assert rows == [
+        (first.pk, in_play.pk, "D", 100, 200),
+        (first.pk, wallet.pk, "C", 200, 900),
+        (first.pk, house.pk, "D", 100, house.balance - 100),
+        (second.pk, in_play.pk, "D", 200, 0),
+        (second.pk, house.pk, "C", 200, house.balance + 100),
+    ]
     for account, balance in ((wallet, 900), (in_play, 0)):
         account.refresh_from_db()
         assert account.balance == balance
@@ -169,9 +217,15 @@ def test_post_entries_replays_or_refuses_a_taken_key_and_posts_only_the_new_entr
     conflict_id, _ = post([wallet, in_play], [-20, 20], key="other", reference_id="2")
     answered = post_entries(
         [("same", "1"), ("new", "3"), ("other", "2")],
-        lines=[(1, wallet, -10), (1, in_play, 10), (2, wallet, -30), (2, in_play, 30), (3, wallet, -99),
-               (3, in_play, 99)],
-    )  # fmt: skip
+        lines=[
+            (1, wallet, -10),
+            (1, in_play, 10),
+            (2, wallet, -30),
+            (2, in_play, 30),
+            (3, wallet, -99),
+            (3, in_play, 99),
+        ],
+    )
     new_id = answered[1][1]
     assert answered == [(1, replayed_id, sql.REPLAYED), (2, new_id, sql.POSTED), (3, conflict_id, sql.CONFLICT)]
     assert Posting.objects.filter(entry_id=new_id).count() == 2
@@ -186,8 +240,9 @@ def test_post_entries_refuses_a_player_account_below_zero_after_any_entry():
     entries = JournalEntry.objects.count()
     # At the end the wallet would hold 50, but after the first entry it would be at -50.
     with pytest.raises(DatabaseError) as refused, transaction.atomic():
-        post_entries([("a", "1"), ("b", "2")], lines=[(1, wallet, -150), (1, in_play, 150), (2, in_play, -100),
-                                                      (2, wallet, 100)])  # fmt: skip
+        post_entries(
+            [("a", "1"), ("b", "2")], lines=[(1, wallet, -150), (1, in_play, 150), (2, in_play, -100), (2, wallet, 100)]
+        )
     assert refused.value.__cause__.sqlstate == sql.INSUFFICIENT_FUNDS
     assert JournalEntry.objects.count() == entries
 
@@ -208,8 +263,9 @@ def test_post_entries_refuses_malformed_entries_and_writes_nothing(malformed):
             with connection.cursor() as cursor:
                 cursor.execute(
                     "SELECT * FROM ledger_post_entries('{a}', '{stake}', '{r}', '{system}', '{t}', '{round}', '{1}',"
-                    " '{NULL}', '{1}', %s, %s, '{EUR,EUR}')", [[wallet.id, in_play.id], [-1, 1]],
-                )  # fmt: skip
+                    " '{NULL}', '{1}', %s, %s, '{EUR,EUR}')",
+                    [[wallet.id, in_play.id], [-1, 1]],
+                )
         else:
             post_entries(entries, lines=lines)
     assert refused.value.__cause__.sqlstate == sql.MALFORMED_ENTRIES
@@ -234,8 +290,13 @@ def test_ledger_house_account_opens_a_shard_once():
         assert cursor.fetchone()[0] == opened
     assert house_account(currency="GBP", spread_by="x").kind == AccountKind.HOUSE
     shard = Account.objects.get(pk=opened)
-    assert (shard.kind, shard.currency, shard.shard, shard.player_id, shard.partner_id) == ("house", "GBP", 7, None,
-                                                                                            None)  # fmt: skip
+    assert (shard.kind, shard.currency, shard.shard, shard.player_id, shard.partner_id) == (
+        "house",
+        "GBP",
+        7,
+        None,
+        None,
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -250,11 +311,15 @@ def test_ledger_lock_accounts_holds_their_rows_until_commit(through):
         else:
             with connection.cursor() as cursor:
                 cursor.execute("SELECT ledger_lock_accounts(%s)", [[in_play.pk, wallet.pk]])
-        other = psycopg.connect(host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"],
-                                password=settings["PASSWORD"], dbname=settings["NAME"])  # fmt: skip
+        other = psycopg.connect(
+            host=settings["HOST"],
+            port=settings["PORT"] or 5432,
+            user=settings["USER"],
+            password=settings["PASSWORD"],
+            dbname=settings["NAME"],
+        )
         with other, pytest.raises(psycopg.errors.LockNotAvailable):
             other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR UPDATE NOWAIT", [wallet.pk])
-
 
 
 @pytest.mark.django_db(transaction=True)
@@ -262,20 +327,29 @@ def test_accounts_lock_reading_balances_locks_in_key_order_and_can_leave_the_hel
     player = make_player(balance=1_000)
     wallet, in_play = player_accounts_open(player=player)
     settings = connection.settings_dict
-    other = psycopg.connect(host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"],
-                            password=settings["PASSWORD"], dbname=settings["NAME"])  # fmt: skip
+    other = psycopg.connect(
+        host=settings["HOST"],
+        port=settings["PORT"] or 5432,
+        user=settings["USER"],
+        password=settings["PASSWORD"],
+        dbname=settings["NAME"],
+    )
     with other:
         other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR NO KEY UPDATE", [in_play.pk])
         with transaction.atomic():
             assert sql.accounts_lock_reading_balances(account_ids=[in_play.pk, wallet.pk], skip_locked=True) == {
-                wallet.pk: 1_000}  # fmt: skip
+                wallet.pk: 1_000
+            }
         other.rollback()
         with transaction.atomic():
             assert sql.accounts_lock_reading_balances(account_ids=[in_play.pk, wallet.pk], skip_locked=False) == {
-                wallet.pk: 1_000, in_play.pk: 0}  # fmt: skip
+                wallet.pk: 1_000,
+                in_play.pk: 0,
+            }
             with pytest.raises(psycopg.errors.LockNotAvailable):
                 other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR UPDATE NOWAIT", [wallet.pk])
             other.rollback()
+
 
 def test_the_sealers_statements_read_unsealed_entries_and_append_links_in_order():
     player = make_player(balance=1_000)  # its deposit is an entry
@@ -287,10 +361,15 @@ def test_the_sealers_statements_read_unsealed_entries_and_append_links_in_order(
     assert [e.idempotency_key for e in entries][-2:] == ["seal-a", "seal-b"] and entries == sorted(entries)
     postings = sql.postings_of_entries(entry_ids=[entries[-1].id])
     assert [(p.account_id, p.direction, p.amount, p.balance_after) for p in postings[entries[-1].id]] == [
-        (wallet.pk, "D", 20, 970), (in_play.pk, "C", 20, 30)]  # fmt: skip
+        (wallet.pk, "D", 20, 970),
+        (in_play.pk, "C", 20, 30),
+    ]
     ids = [e.id for e in entries]
-    sql.seals_insert(entry_ids=ids, previous_hashes=["0" * 64] + [f"{n:064d}" for n in range(1, len(ids))],
-                     hashes=[f"{n:064d}" for n in range(1, len(ids) + 1)])  # fmt: skip
+    sql.seals_insert(
+        entry_ids=ids,
+        previous_hashes=["0" * 64] + [f"{n:064d}" for n in range(1, len(ids))],
+        hashes=[f"{n:064d}" for n in range(1, len(ids) + 1)],
+    )
     assert [s.entry_id for s in EntrySeal.objects.order_by("sequence")] == ids
     assert sql.seal_head() == f"{len(ids):064d}" and sql.unsealed_entries(limit=10) == []
 

@@ -24,8 +24,12 @@ def test_a_clean_ledger_verifies_and_the_run_is_recorded(capsys):
     call_command("ledger_verify")
     summary = json.loads(capsys.readouterr().out)
     assert summary["ok"] is True and set(summary["checks"]) >= {
-        "entries_balance", "cached_balances", "wallets_not_negative", "hash_chain", "zero_sum_per_currency",
-    }  # fmt: skip
+        "entries_balance",
+        "cached_balances",
+        "wallets_not_negative",
+        "hash_chain",
+        "zero_sum_per_currency",
+    }
     assert VerificationRun.objects.filter(ok=True, triggered_by="command").exists()
 
 

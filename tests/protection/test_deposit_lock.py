@@ -33,8 +33,9 @@ def test_a_deposit_in_progress_leaves_foreign_key_checks_on_the_player_free():
     try:
         assert holding.wait(timeout=10)
         db = connection.settings_dict
-        with psycopg.connect(host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"],
-                             dbname=db["NAME"]) as other:  # fmt: skip
+        with psycopg.connect(
+            host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"], dbname=db["NAME"]
+        ) as other:
             other.execute("SET lock_timeout = '2s'")
             # What PostgreSQL runs for a foreign key to the player when a round or entry commits.
             other.execute("SELECT 1 FROM accounts_player WHERE id = %s FOR KEY SHARE", [player.pk])

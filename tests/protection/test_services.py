@@ -59,7 +59,9 @@ def test_a_wager_limit_refuses_the_stake_that_would_break_it(table):
     place(player, table, main=1000)
     place(player, table, main=1000)
     before = player_wallet_summary(player=player)
-    with pytest.raises(LimitExceeded, match=r"^This bet would go over your wager limit of €25\.00 per 24 hours: €5\.00 left\.$"):
+    with pytest.raises(
+        LimitExceeded, match=r"^This bet would go over your wager limit of €25\.00 per 24 hours: €5\.00 left\.$"
+    ):
         place(player, table, main=1000)
     assert player_wallet_summary(player=player) == before and Round.objects.count() == 2
     place(player, table, main=500)  # exactly up to the limit is fine

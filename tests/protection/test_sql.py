@@ -19,8 +19,16 @@ pytestmark = pytest.mark.django_db
 
 
 def _limit(player, kind, period, amount, *, requested, effective):
-    return PlayerLimit.objects.create(player=player, kind=kind, period=period, amount=amount, requested_at=requested,
-                                      effective_from=effective, requested_by_type="player", requested_by_id="1")  # fmt: skip
+    return PlayerLimit.objects.create(
+        player=player,
+        kind=kind,
+        period=period,
+        amount=amount,
+        requested_at=requested,
+        effective_from=effective,
+        requested_by_type="player",
+        requested_by_id="1",
+    )
 
 
 def test_stake_guards_read_the_exclusion_and_the_limits_in_force_as_the_selectors_do():
@@ -37,15 +45,29 @@ def test_stake_guards_read_the_exclusion_and_the_limits_in_force_as_the_selector
     for kind, period, amount in limits:
         in_force = limit_in_force(player=player, kind=kind, period=period, at=now)
         assert in_force.amount == amount
-    Exclusion.objects.create(player=player, kind="timeout", starts_at=now - timedelta(days=2),
-                             ends_at=now - timedelta(days=1), requested_by_type="player", requested_by_id="1")  # fmt: skip
+    Exclusion.objects.create(
+        player=player,
+        kind="timeout",
+        starts_at=now - timedelta(days=2),
+        ends_at=now - timedelta(days=1),
+        requested_by_type="player",
+        requested_by_id="1",
+    )
     assert sql.stake_guards(player_id=player.pk, kinds=["wager"], at=now)[0] is False  # over already
-    Exclusion.objects.create(player=player, kind="timeout", starts_at=now - timedelta(hours=1),
-                             ends_at=now + timedelta(days=1), requested_by_type="player", requested_by_id="1")  # fmt: skip
+    Exclusion.objects.create(
+        player=player,
+        kind="timeout",
+        starts_at=now - timedelta(hours=1),
+        ends_at=now + timedelta(days=1),
+        requested_by_type="player",
+        requested_by_id="1",
+    )
     assert sql.stake_guards(player_id=player.pk, kinds=["wager"], at=now)[0] is True
     assert exclusion_active(player=player, at=now) is not None
-    assert sql.stake_guards(player_id=player.pk, kinds=["wager"], at=now + timedelta(days=2)) == (False, [
-        ["wager", "day", 5_000]])  # fmt: skip
+    assert sql.stake_guards(player_id=player.pk, kinds=["wager"], at=now + timedelta(days=2)) == (
+        False,
+        [["wager", "day", 5_000]],
+    )
 
 
 def test_the_limit_in_force_is_the_databases_one_rule_for_the_selector_and_the_guards():
@@ -72,12 +94,17 @@ moments = st.integers(min_value=-5, max_value=5).map(lambda hours: timedelta(hou
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     history=st.lists(
-        st.tuples(st.sampled_from(["wager", "loss"]), st.sampled_from(["day", "week"]),
-                  st.none() | st.integers(min_value=1, max_value=10_000), moments, moments),
+        st.tuples(
+            st.sampled_from(["wager", "loss"]),
+            st.sampled_from(["day", "week"]),
+            st.none() | st.integers(min_value=1, max_value=10_000),
+            moments,
+            moments,
+        ),
         max_size=8,
     ),
     at=moments,
-)  # fmt: skip
+)
 def test_the_selector_and_the_guards_agree_on_every_history(history, at):
     player = make_player()
     now = timezone.now()

@@ -201,9 +201,10 @@ def test_a_person_steals_a_pile_in_steal_war(page, web_player):
         return None
 
     seed = next(
-        s for i in range(5_000)
+        s
+        for i in range(5_000)
         if isinstance(first_question(s := hashlib.sha256(f"steal-{i}".encode()).hexdigest()), StealView)
-    )  # fmt: skip
+    )
     sign_in(page, "carla", PASSWORD, "/war/")
     page.select_option("#preset", "steal")
     page.select_option("#human-seat", "0")
@@ -251,11 +252,15 @@ def test_reality_check_shows_the_session_and_can_stop_it(page, open_table, web_p
 
 @pytest.mark.parametrize(
     ("locale", "heading", "money", "war_label"),
-    [("en-US", "Open tables", "€1.00", "The deal"), ("pt-BR", "Mesas abertas", "1,00\u00a0€", "A distribuição"),
-     ("es-ES", "Mesas abiertas", "1,00\u00a0€", "El reparto")],
-)  # fmt: skip
-def test_the_pages_speak_the_browsers_language(chromium, live_server, settings, open_table, locale, heading, money,
-                                               war_label):  # fmt: skip
+    [
+        ("en-US", "Open tables", "€1.00", "The deal"),
+        ("pt-BR", "Mesas abertas", "1,00\u00a0€", "A distribuição"),
+        ("es-ES", "Mesas abiertas", "1,00\u00a0€", "El reparto"),
+    ],
+)
+def test_the_pages_speak_the_browsers_language(
+    chromium, live_server, settings, open_table, locale, heading, money, war_label
+):
     settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
     context = chromium.new_context(base_url=live_server.url, locale=locale, viewport=PHONE)
     page = context.new_page()
@@ -275,12 +280,16 @@ def test_the_pages_speak_the_browsers_language(chromium, live_server, settings, 
     assert not errors
 
 
-@pytest.mark.parametrize(("locale", "lines"), [
-    ("es-ES", ["Pago de la ronda", "Apuesta puesta en juego", "Depósito"]),
-    ("pt-BR", ["Pagamento da rodada", "Aposta posta em jogo", "Depósito"]),
-])  # fmt: skip
-def test_the_wallet_names_its_lines_in_the_players_language(chromium, live_server, settings, open_table, web_player,
-                                                            locale, lines):  # fmt: skip
+@pytest.mark.parametrize(
+    ("locale", "lines"),
+    [
+        ("es-ES", ["Pago de la ronda", "Apuesta puesta en juego", "Depósito"]),
+        ("pt-BR", ["Pagamento da rodada", "Aposta posta em jogo", "Depósito"]),
+    ],
+)
+def test_the_wallet_names_its_lines_in_the_players_language(
+    chromium, live_server, settings, open_table, web_player, locale, lines
+):
     from casino.services.rounds import round_place
     from core.actors import Actor
     from tests.web.test_table import seed_dealing
@@ -360,14 +369,20 @@ def test_every_moment_a_player_reads_is_written_one_way_per_language_with_the_ti
     give_seed(web_player, seed_dealing("win"))
     round_place(player=web_player, table_id=open_table.pk, main_bet=100, actor=Actor.player(web_player))
     limit_set(player=web_player, kind="loss", period="day", amount=1_000, actor=Actor.player(web_player))
-    limit_set(player=web_player, kind="loss", period="day", amount=5_000, actor=Actor.player(web_player))  # from tomorrow
+    limit_set(
+        player=web_player, kind="loss", period="day", amount=5_000, actor=Actor.player(web_player)
+    )  # from tomorrow
     settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
     context = chromium.new_context(base_url=live_server.url, locale=locale, viewport=PHONE)
     page = context.new_page()
     sign_in(page, "carla", PASSWORD, "/history/")
     round_ = Round.objects.get(player=web_player)
-    for path, where in (("/history/", "tbody td:first-child"), (f"/history/{round_.id}/", "main"),
-                        ("/wallet/", "tbody td:first-child"), ("/play-safe/", "main")):  # fmt: skip
+    for path, where in (
+        ("/history/", "tbody td:first-child"),
+        (f"/history/{round_.id}/", "main"),
+        ("/wallet/", "tbody td:first-child"),
+        ("/play-safe/", "main"),
+    ):
         page.goto(path)
         text = " ".join(page.locator(where).all_inner_texts())
         assert re.search(MOMENT[locale], text), (path, text)

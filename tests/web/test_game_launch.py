@@ -166,8 +166,9 @@ def test_a_partner_frames_the_table_and_its_player_plays_through_the_seamless_wa
     partner, api = seamless_partner
     player = partner.players.get(external_id=PLAYER)
     give_seed(player, seed_dealing("win", "lose", "tie"))
-    session_id, url = launch_url(service, api, table=open_table.pk, language="en",
-                                 lobby_url=f"{partner_site.origin}/lobby")  # fmt: skip
+    session_id, url = launch_url(
+        service, api, table=open_table.pk, language="en", lobby_url=f"{partner_site.origin}/lobby"
+    )
     page = browser_page
     page.goto(partner_site.show(url))
     frame = game_frame(page)
@@ -282,8 +283,9 @@ def test_a_foreign_site_cannot_frame_the_table(service, browser_page, seamless_p
         foreign.close()
 
 
-def test_a_demo_session_plays_without_any_wallet(service, partner_site, browser_page, seamless_partner, wallet,
-                                                 open_table):  # fmt: skip
+def test_a_demo_session_plays_without_any_wallet(
+    service, partner_site, browser_page, seamless_partner, wallet, open_table
+):
     partner, api = seamless_partner
     session_id, url = launch_url(service, api, path="/api/v1/partner/sessions/demo/", table=open_table.pk)
     give_seed(GameSession.objects.get(pk=session_id).player, seed_dealing("win"))
@@ -306,6 +308,8 @@ def test_a_demo_session_plays_without_any_wallet(service, partner_site, browser_
         "JSON.parse(JSON.stringify(document.getElementById('deal').getBoundingClientRect()))"
     )
     assert deal["bottom"] <= 640 and deal["right"] <= 360
-    bank = frame_of(page).evaluate("JSON.parse(JSON.stringify(document.getElementById('bank').getBoundingClientRect()))")
+    bank = frame_of(page).evaluate(
+        "JSON.parse(JSON.stringify(document.getElementById('bank').getBoundingClientRect()))"
+    )
     assert bank["bottom"] <= 640, bank  # the balance too, at the foot of the felt
     page.screenshot(path=SCREENSHOTS / "game-launch-demo-360.png", animations="disabled")

@@ -22,9 +22,22 @@ ROOT = Path(__file__).resolve().parents[2]
 LANGUAGES = ("pt_BR", "es")
 # Names that stay as they are in every language: the rule book's proper names and presets.
 PROPER_NAMES = {
-    "API", "Război", "Tod und Leben", "P'yanitsa", "classic", "standard", "one_down", "multiplayer", "three_player",
-    "|◀", "◀", "▶", "▶▶ 10", "▶|", "★",
-}  # fmt: skip
+    "API",
+    "Război",
+    "Tod und Leben",
+    "P'yanitsa",
+    "classic",
+    "standard",
+    "one_down",
+    "multiplayer",
+    "three_player",
+    "|◀",
+    "◀",
+    "▶",
+    "▶▶ 10",
+    "▶|",
+    "★",
+}
 
 
 def test_every_template_text_is_marked_for_translation():
@@ -132,9 +145,12 @@ def test_the_committed_compiled_catalogues_are_their_po_files(lang, domain):
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("accept", "heading", "amount"),
-    [("en", "Open tables", "€1.00 to €500.00"), ("pt-BR,pt;q=0.9", "Mesas abertas", "1,00\u00a0€ a 500,00\u00a0€"),
-     ("es-ES,es;q=0.9", "Mesas abiertas", "1,00\u00a0€ a 500,00\u00a0€")],
-)  # fmt: skip
+    [
+        ("en", "Open tables", "€1.00 to €500.00"),
+        ("pt-BR,pt;q=0.9", "Mesas abertas", "1,00\u00a0€ a 500,00\u00a0€"),
+        ("es-ES,es;q=0.9", "Mesas abiertas", "1,00\u00a0€ a 500,00\u00a0€"),
+    ],
+)
 def test_the_lobby_speaks_the_browsers_language_with_its_money_format(client, accept, heading, amount):
     TableFactory(min_bet=100, max_bet=50_000)
     page = client.get("/", HTTP_ACCEPT_LANGUAGE=accept).content.decode()
@@ -150,9 +166,12 @@ def test_an_api_errors_detail_follows_accept_language_and_its_code_does_not(clie
     player = make_player(balance=1_000)
     client.force_login(player.user)
     response = client.post(
-        "/api/v1/rounds/", {"table": 999, "main_bet": 100}, content_type="application/json",
-        HTTP_ACCEPT_LANGUAGE=accept, HTTP_IDEMPOTENCY_KEY=f"k-{accept}",
-    )  # fmt: skip
+        "/api/v1/rounds/",
+        {"table": 999, "main_bet": 100},
+        content_type="application/json",
+        HTTP_ACCEPT_LANGUAGE=accept,
+        HTTP_IDEMPOTENCY_KEY=f"k-{accept}",
+    )
     body = response.json()
     assert body["code"] == "unknown_table" and detail in body["detail"]
 
@@ -244,8 +263,17 @@ def test_no_english_text_is_shown_on_a_translated_page(client, played, accept):
     (a wallet line's kind, an outcome, a date's month...): each page, in English and in the
     language, with data of every kind; a text both show alike is a text left untranslated."""
     table, round_ = played["table"], played["round"]
-    paths = ["/", "/rules/", "/war/", "/wallet/", "/history/", f"/history/{round_.id}/", "/fairness/", "/play-safe/",
-             f"/tables/{table.pk}/"]  # fmt: skip
+    paths = [
+        "/",
+        "/rules/",
+        "/war/",
+        "/wallet/",
+        "/history/",
+        f"/history/{round_.id}/",
+        "/fairness/",
+        "/play-safe/",
+        f"/tables/{table.pk}/",
+    ]
     untranslated = []
     for path in paths:
         english = shown_texts(client.get(path, HTTP_ACCEPT_LANGUAGE="en").content.decode())

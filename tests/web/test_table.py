@@ -35,8 +35,13 @@ def seed_dealing(*wanted, decks: int = 6, burn: int = 3, salt: str = "table-test
         return "win" if cards.player.rank > cards.dealer.rank else "lose"
 
     def war(cards) -> str:
-        return "tie>" + ("tie" if cards.player_war.rank == cards.dealer_war.rank else
-                         "win" if cards.player_war.rank > cards.dealer_war.rank else "lose")  # fmt: skip
+        return "tie>" + (
+            "tie"
+            if cards.player_war.rank == cards.dealer_war.rank
+            else "win"
+            if cards.player_war.rank > cards.dealer_war.rank
+            else "lose"
+        )
 
     def deals(cards, want) -> bool:
         if callable(want):
@@ -294,11 +299,13 @@ def test_reduced_motion_deals_without_flying_cards(chromium, live_server, settin
     assert not errors
 
 
-def test_on_a_phone_a_tie_shows_both_choices_in_view_and_no_keyboard_hints(chromium, live_server, settings,
-                                                                            open_table, player):  # fmt: skip
+def test_on_a_phone_a_tie_shows_both_choices_in_view_and_no_keyboard_hints(
+    chromium, live_server, settings, open_table, player
+):
     settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
-    context = chromium.new_context(viewport=PHONE, base_url=live_server.url, locale="en-US", is_mobile=True,
-                                   has_touch=True)  # fmt: skip
+    context = chromium.new_context(
+        viewport=PHONE, base_url=live_server.url, locale="en-US", is_mobile=True, has_touch=True
+    )
     page = context.new_page()
     give_seed(player, seed_with_rounds([True]))
     at_table(page, open_table)
@@ -366,8 +373,7 @@ def test_a_round_to_war_plays_under_the_content_security_policy(page, open_table
     assert seen == []
 
 
-def test_the_table_page_weighs_under_300_kb_with_every_asset_local(chromium, live_server, settings, open_table,
-                                                                    player):  # fmt: skip
+def test_the_table_page_weighs_under_300_kb_with_every_asset_local(chromium, live_server, settings, open_table, player):
     """Everything the page loads comes from this server, and all of it, uncompressed as the test
     server sends it, is far under the 300 KB budget (benchmarks/table_page.py measures the
     production figures and the time to interactive; docs/FRONTEND.md has them)."""
@@ -402,8 +408,9 @@ RECORD_ANIMATIONS = """(() => { window.animated = []; const animate = Element.pr
 
 def phone_page(chromium, live_server, settings, *, locale: str = "en-US", touch: bool = True):
     settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
-    context = chromium.new_context(viewport=PHONE, base_url=live_server.url, locale=locale, is_mobile=touch,
-                                   has_touch=touch)  # fmt: skip
+    context = chromium.new_context(
+        viewport=PHONE, base_url=live_server.url, locale=locale, is_mobile=touch, has_touch=touch
+    )
     page = context.new_page()
     page.set_default_timeout(15_000)
     return context, page
@@ -466,8 +473,9 @@ def test_going_to_war_puts_the_raise_on_the_felt_in_chips_that_slide_there(page,
     assert page.is_visible("#spot-war")
 
 
-def test_on_a_phone_the_menu_the_balance_and_the_strip_of_outcomes_are_all_in_view(chromium, live_server, settings,
-                                                                                  open_table, player):  # fmt: skip
+def test_on_a_phone_the_menu_the_balance_and_the_strip_of_outcomes_are_all_in_view(
+    chromium, live_server, settings, open_table, player
+):
     from casino.services.rounds import round_place
     from core.actors import Actor
 
@@ -552,8 +560,9 @@ def test_when_time_runs_out_the_felt_says_what_the_table_decided(page, player):
 
 
 @pytest.mark.parametrize("locale", ["pt-BR", "es-ES"])
-def test_bet_names_and_amounts_fit_in_portuguese_and_spanish(chromium, live_server, settings, open_table, player,
-                                                            locale):  # fmt: skip
+def test_bet_names_and_amounts_fit_in_portuguese_and_spanish(
+    chromium, live_server, settings, open_table, player, locale
+):
     """ "APOSTA NO EMPATE" clear of its chips, and no amount or percentage split over two lines at
     any width from a small phone to a desktop."""
     context, page = phone_page(chromium, live_server, settings, locale=locale, touch=False)

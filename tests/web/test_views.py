@@ -168,7 +168,9 @@ def test_a_page_of_the_players_rounds_takes_overdue_decisions_first(client, tabl
     pending = round_place(player=player, table_id=table.pk, main_bet=100, tie_bet=0, actor=Actor.player(player))
     Round.objects.filter(pk=pending.pk).update(decision_deadline=timezone.now() - timedelta(seconds=1))
     client.force_login(player.user)
-    response = client.get(reverse(f"web:{page}", args={"table": [table.pk], "history": [], "round": [pending.id]}[page]))
+    response = client.get(
+        reverse(f"web:{page}", args={"table": [table.pk], "history": [], "round": [pending.id]}[page])
+    )
     assert response.status_code == 200
     decided = Round.objects.get(pk=pending.pk)
     assert decided.status != "awaiting_decision" and decided.decision_timed_out
@@ -277,8 +279,9 @@ def test_a_limit_of_nothing_or_of_too_much_is_refused_in_the_players_words(clien
     change = reverse("web:protection-change")
     zero = client.post(change, {"change": "limit", "kind": "loss", "period": "day", "amount": "0"}, follow=True)
     assert "A limit must be more than zero" in zero.content.decode()
-    huge = client.post(change, {"change": "limit", "kind": "loss", "period": "day", "amount": "99999999999999"},
-                       follow=True)  # fmt: skip
+    huge = client.post(
+        change, {"change": "limit", "kind": "loss", "period": "day", "amount": "99999999999999"}, follow=True
+    )
     text = huge.content.decode()
     assert "A limit can be at most €10,000,000,000,000.00." in text and "minor units" not in text
     assert not PlayerLimit.objects.exists()

@@ -33,8 +33,11 @@ def playing_card(code: str | None):
     colour = "red" if c.suit in "HD" else "black"
     return format_html(
         '<span class="card {}" title="{}"><span class="rank">{}</span><span class="suit">{}</span></span>',
-        colour, code, rank, SUIT_SYMBOLS[c.suit],
-    )  # fmt: skip
+        colour,
+        code,
+        rank,
+        SUIT_SYMBOLS[c.suit],
+    )
 
 
 @register.filter

@@ -16,13 +16,18 @@ class Command(BaseCommand):
         parser.add_argument("--name", required=True)
         parser.add_argument("--webhook-url", default="")
         parser.add_argument(
-            "--wallet-url", default="",
+            "--wallet-url",
+            default="",
             help="A seamless-wallet partner: its wallet, called at URL/balance, /debit, /credit and /rollback.",
-        )  # fmt: skip
+        )
         parser.add_argument(
-            "--origin", action="append", default=[], dest="origins", metavar="ORIGIN",
+            "--origin",
+            action="append",
+            default=[],
+            dest="origins",
+            metavar="ORIGIN",
             help="A site that may frame the partner's game sessions: https://host[:port] (repeatable).",
-        )  # fmt: skip
+        )
 
     def handle(self, *args, name, webhook_url, wallet_url, origins, **options):
         for url in (webhook_url, wallet_url):

@@ -209,8 +209,9 @@ def play_common(
     )
 
 
-def _play_two_seats(rules: WarRules, deal: list[list[int]], stream: ChanceStream | None,
-                    battle_budget: int | None = None) -> WarGame:  # fmt: skip
+def _play_two_seats(
+    rules: WarRules, deal: list[list[int]], stream: ChanceStream | None, battle_budget: int | None = None
+) -> WarGame:
     """The common model for two seats without an event log: the same game as the general loop
     (tests compare them battle for battle), with the per-battle bookkeeping of any number of
     seats taken out. Two seats always fight a war together, so `war_participants` cannot matter."""

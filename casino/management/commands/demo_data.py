@@ -26,9 +26,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "--yes-demo-logins", action="store_true",
+            "--yes-demo-logins",
+            action="store_true",
             help="load the demo logins (a published password, a funded player) although DEBUG is off",
-        )  # fmt: skip
+        )
 
     def handle(self, *args, **options):
         if not (settings.DEBUG or settings.DEMO_DATA or options["yes_demo_logins"]):
@@ -51,10 +52,15 @@ class Command(BaseCommand):
             Table.objects.get_or_create(
                 name="High Roller EUR (tie-after-tie bonus)",
                 defaults={
-                    "currency": "EUR", "min_bet": 1_000, "max_bet": 500_000, "bet_step": 500,
-                    "max_tie_bet": 50_000, "tie_after_tie_bonus": True, "tie_pays": 11,
+                    "currency": "EUR",
+                    "min_bet": 1_000,
+                    "max_bet": 500_000,
+                    "bet_step": 500,
+                    "max_tie_bet": 50_000,
+                    "tie_after_tie_bonus": True,
+                    "tie_pays": 11,
                 },
-            )  # fmt: skip
+            )
             player = Player.objects.filter(user__username="demo").first()
             if player is None:
                 player = player_create(username="demo", password=DEMO_PASSWORD, email="demo@example.com")

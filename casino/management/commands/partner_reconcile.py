@@ -31,8 +31,14 @@ class Command(BaseCommand):
         if not found.is_seamless:
             # A transfer partner: its transfers in and out of its players' wallets that day.
             totals = partner_transfer_totals(partner=found, day=day)
-            report = {"partner": found.name, "date": day.isoformat(), "wallet": "transfer",
-                      "transfers_in": totals["in"], "transfers_out": totals["out"], "pending": []}  # fmt: skip
+            report = {
+                "partner": found.name,
+                "date": day.isoformat(),
+                "wallet": "transfer",
+                "transfers_in": totals["in"],
+                "transfers_out": totals["out"],
+                "pending": [],
+            }
             self.stdout.write(json.dumps(report))
             return
         report = wallet_calls_reconcile(partner=found, day=day)

@@ -45,8 +45,9 @@ def test_a_deal_that_runs_past_the_bound_is_refused_not_played_out(client):
 
 
 def test_a_long_match_comes_in_pages_that_add_up_to_the_whole_replay(client):
-    created = deal(client, {"preset": "one_down", "server_seed": SEED,
-                            "options": {"max_battles": MAX_BATTLES_LIMIT, "seats": 4}})  # fmt: skip
+    created = deal(
+        client, {"preset": "one_down", "server_seed": SEED, "options": {"max_battles": MAX_BATTLES_LIMIT, "seats": 4}}
+    )
     assert created.status_code == 201
     first = created.json()
     assert len(created.content) < 800_000  # the answer was 6.7 MB

@@ -45,17 +45,19 @@ def test_a_players_match_is_theirs_alone_and_hides_the_seed_and_deal_while_they_
     alice, bob = make_player(), make_player()
     client.force_login(alice.user)
     created = client.post(
-        "/api/v1/matches/", {"preset": "steal", "server_seed": steal_seed(StealView), "human_seat": 0},
+        "/api/v1/matches/",
+        {"preset": "steal", "server_seed": steal_seed(StealView), "human_seat": 0},
         content_type="application/json",
-    ).json()  # fmt: skip
+    ).json()
     assert created["status"] == "awaiting_decision" and created["pending"]["kind"] == "steal"
     assert created["fairness"]["server_seed"] is None and created["deal"] is None
     bad = client.post(f"/api/v1/matches/{created['id']}/decision/", {"top": 0}, content_type="application/json")
     assert bad.status_code == 400
     decided = client.post(
-        f"/api/v1/matches/{created['id']}/decision/", {"steal": created["pending"]["targets"][0]},
+        f"/api/v1/matches/{created['id']}/decision/",
+        {"steal": created["pending"]["targets"][0]},
         content_type="application/json",
-    )  # fmt: skip
+    )
     assert decided.status_code == 200 and any(e["type"] == "steal" for e in decided.json()["events"])
 
     client.force_login(bob.user)

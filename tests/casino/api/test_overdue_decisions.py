@@ -20,9 +20,11 @@ pytestmark = pytest.mark.django_db
 def place_tie(client, player, table, key):
     set_next_round(player, tie=True)
     response = client.post(
-        "/api/v1/rounds/", {"table": str(table.pk), "main_bet": 1000}, content_type="application/json",
+        "/api/v1/rounds/",
+        {"table": str(table.pk), "main_bet": 1000},
+        content_type="application/json",
         HTTP_IDEMPOTENCY_KEY=key,
-    )  # fmt: skip
+    )
     assert response.json()["status"] == "awaiting_decision"
     return response.json()["id"]
 
@@ -52,9 +54,11 @@ def test_a_decision_after_the_deadline_comes_too_late(player_client, player, tab
     round_id = place_tie(player_client, player, table, "k1")
     overdue(round_id)
     response = player_client.post(
-        f"/api/v1/rounds/{round_id}/decision/", {"action": "surrender"}, content_type="application/json",
+        f"/api/v1/rounds/{round_id}/decision/",
+        {"action": "surrender"},
+        content_type="application/json",
         HTTP_IDEMPOTENCY_KEY="late",
-    )  # fmt: skip
+    )
     assert response.status_code == 409 and response.json()["code"] == "round_not_awaiting_decision"
     assert Round.objects.get(pk=round_id).decision == "war"  # the house's decision stands
 
@@ -84,8 +88,9 @@ def test_the_partner_reading_its_players_rounds_takes_overdue_decisions(client, 
     api = PartnerClient(client, partner, secret)
     base = "/api/v1/partner/players/ext-late"
     api.put(f"{base}/", {"currency": "EUR"})
-    api.post(f"{base}/transfers/", {"direction": "in", "amount": 50_000, "reference": "in-1"},
-             HTTP_IDEMPOTENCY_KEY="fund")  # fmt: skip
+    api.post(
+        f"{base}/transfers/", {"direction": "in", "amount": 50_000, "reference": "in-1"}, HTTP_IDEMPOTENCY_KEY="fund"
+    )
     player = Player.objects.get(partner=partner, external_id="ext-late")
     set_next_round(player, tie=True)
     placed = api.post(f"{base}/rounds/", {"table": str(table.pk), "main_bet": 1000}, HTTP_IDEMPOTENCY_KEY="r1")
@@ -94,4 +99,3 @@ def test_the_partner_reading_its_players_rounds_takes_overdue_decisions(client, 
     body = api.get(f"{base}/rounds/{placed.json()['id']}/").json()
     assert body["status"] != "awaiting_decision" and body["decision"] == "war"
     assert Round.objects.get(pk=placed.json()["id"]).decided_by_type == "system"
-

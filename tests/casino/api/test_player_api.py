@@ -49,11 +49,27 @@ def test_tables_are_public_with_rules_and_exact_house_edge(client, table):
     TableFactory(name="Closed", is_open=False)
     (row,) = client.get("/api/v1/tables/").json()
     assert row == {
-        "id": str(table.pk), "name": "Test EUR", "currency": "EUR", "min_bet": 100, "max_bet": 100_000, "bet_step": 100,
+        "id": str(table.pk),
+        "name": "Test EUR",
+        "currency": "EUR",
+        "min_bet": 100,
+        "max_bet": 100_000,
+        "bet_step": 100,
         "max_tie_bet": 10_000,
-        "rules": {"decks": 6, "burn": 3, "tie_pays": 10, "tie_after_tie_bonus": False, "shuffle": "fresh", "decision_timeout_s": 30},
-        "house_edge": {"war": pytest.approx(0.0287713376, abs=1e-9), "surrender": pytest.approx(0.0369774920, abs=1e-9), "tie_bet": pytest.approx(0.1864951768, abs=1e-9)},
-    }  # fmt: skip
+        "rules": {
+            "decks": 6,
+            "burn": 3,
+            "tie_pays": 10,
+            "tie_after_tie_bonus": False,
+            "shuffle": "fresh",
+            "decision_timeout_s": 30,
+        },
+        "house_edge": {
+            "war": pytest.approx(0.0287713376, abs=1e-9),
+            "surrender": pytest.approx(0.0369774920, abs=1e-9),
+            "tie_bet": pytest.approx(0.1864951768, abs=1e-9),
+        },
+    }
 
 
 # --- rounds --------------------------------------------------------------------------------------------
@@ -69,8 +85,25 @@ def test_a_round_without_a_tie_resolves_and_settles(player_client, player, table
     assert (body["player_card"], body["dealer_card"]) == (cards[0], cards[1])
     assert body["net"] == 900 and body["payout"] == 2000 and body["raise"] == 0 and body["war"] is None
     assert body["fairness"]["nonce"] == 0 and len(body["fairness"]["server_seed_hash"]) == 64
-    assert set(body) >= {"id", "table", "status", "main_bet", "tie_bet", "raise", "player_card", "dealer_card", "decision",
-                         "war", "outcome", "net", "payout", "fairness", "created_at", "resolved_at", "settled_at"}  # fmt: skip
+    assert set(body) >= {
+        "id",
+        "table",
+        "status",
+        "main_bet",
+        "tie_bet",
+        "raise",
+        "player_card",
+        "dealer_card",
+        "decision",
+        "war",
+        "outcome",
+        "net",
+        "payout",
+        "fairness",
+        "created_at",
+        "resolved_at",
+        "settled_at",
+    }
     settled = player_client.get(f"/api/v1/rounds/{body['id']}/").json()
     assert settled["status"] == "settled" and settled["settled_at"]
     assert player_wallet_summary(player=player) == {"currency": "EUR", "balance": 100_900, "in_play": 0}
@@ -144,7 +177,9 @@ def test_bets_off_the_table_are_422(player_client, table, main, tie):
     assert_problem(place(player_client, table, main=main, tie=tie), 422, "bet_out_of_limits")
 
 
-@pytest.mark.parametrize("table_id", ["999999", "x", None, True, " 1 ", "\uff11", "1.0", 1.0, "+1", "01", [1], {"id": 1}])
+@pytest.mark.parametrize(
+    "table_id", ["999999", "x", None, True, " 1 ", "\uff11", "1.0", 1.0, "+1", "01", [1], {"id": 1}]
+)
 def test_an_unknown_table_is_400(player_client, table_id):
     """Only the table's id itself places a round on it: not true, " 1 " or a full-width "1"."""
     response = player_client.post(
@@ -159,8 +194,12 @@ def test_an_unknown_table_is_400(player_client, table_id):
 def test_the_table_id_is_its_string_or_the_same_json_integer(player_client, player, table):
     for n, table_id in enumerate([str(table.pk), table.pk]):
         set_next_round(player, tie=False)
-        response = player_client.post("/api/v1/rounds/", {"table": table_id, "main_bet": 1000},
-                                      content_type="application/json", HTTP_IDEMPOTENCY_KEY=f"id-{n}")  # fmt: skip
+        response = player_client.post(
+            "/api/v1/rounds/",
+            {"table": table_id, "main_bet": 1000},
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY=f"id-{n}",
+        )
         assert response.status_code == 201 and response.json()["table"] == str(table.pk)
 
 
@@ -244,16 +283,22 @@ def assert_replay_of(again, first):
 
 
 def place_with(client, table, *, main=1000, key, **headers):
-    return client.post("/api/v1/rounds/", {"table": str(table.pk), "main_bet": main}, content_type="application/json",
-                       HTTP_IDEMPOTENCY_KEY=key, **headers)  # fmt: skip
+    return client.post(
+        "/api/v1/rounds/",
+        {"table": str(table.pk), "main_bet": main},
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY=key,
+        **headers,
+    )
 
 
 def test_a_replay_is_the_first_answers_bytes_and_headers(player_client, player, table, caplog):
     set_next_round(player, tie=False)
     first = place_with(player_client, table, key="bytes", HTTP_X_REQUEST_ID="first-request")
     with caplog.at_level("INFO", logger="core.idempotency"):
-        again = place_with(player_client, table, key="bytes", HTTP_X_REQUEST_ID="second-request",
-                           HTTP_ACCEPT_LANGUAGE="es")  # fmt: skip
+        again = place_with(
+            player_client, table, key="bytes", HTTP_X_REQUEST_ID="second-request", HTTP_ACCEPT_LANGUAGE="es"
+        )
     assert first.status_code == 201 and first["X-Request-ID"] == "first-request"
     assert_replay_of(again, first)
     assert again["X-Replay-Request-ID"] == "second-request"
@@ -294,9 +339,13 @@ def test_a_retry_while_the_first_is_in_flight_is_409(player_client, player, tabl
     settings = connection.settings_dict
     # The first request still running: its transaction holds the key's advisory lock.
     with psycopg.connect(
-        dbname=settings["NAME"], user=settings["USER"], host=settings["HOST"], port=settings["PORT"] or 5432,
-        password=settings["PASSWORD"] or None, autocommit=True,
-    ) as first:  # fmt: skip
+        dbname=settings["NAME"],
+        user=settings["USER"],
+        host=settings["HOST"],
+        port=settings["PORT"] or 5432,
+        password=settings["PASSWORD"] or None,
+        autocommit=True,
+    ) as first:
         first.execute("SELECT pg_advisory_lock(%s)", [idempotency_lock_id(f"player:{player.pk}", "busy")])
         assert_problem(place(player_client, table, key="busy"), 409, "idempotency_in_flight")
     assert player_wallet_summary(player=player) == before
@@ -350,8 +399,12 @@ def test_rotation_reveals_the_seed_and_every_card_can_be_recomputed(player_clien
         and rotated["nonce"] == 0
         and rotated["server_seed_hash"] != before["server_seed_hash"]
     )
-    check = verify_round(server_seed=previous["server_seed"], client_seed=previous["client_seed"], nonce=0,
-                         published_hash=before["server_seed_hash"])  # fmt: skip
+    check = verify_round(
+        server_seed=previous["server_seed"],
+        client_seed=previous["client_seed"],
+        nonce=0,
+        published_hash=before["server_seed_hash"],
+    )
     assert check.hash_matches and (check.cards.player.code, check.cards.dealer.code) == (
         round_["player_card"],
         round_["dealer_card"],

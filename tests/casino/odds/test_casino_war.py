@@ -51,8 +51,13 @@ def test_decision_values_for_a_shoe_composition():
 
 
 def run_cli(payload, *args):
-    proc = subprocess.run([sys.executable, "-m", "casino.odds", "house-edge", *args], input=json.dumps(payload),
-                          capture_output=True, text=True, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "casino.odds", "house-edge", *args],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     return proc.returncode, json.loads(proc.stdout)
 
 

@@ -48,9 +48,12 @@ def test_fifty_simultaneous_rounds_from_a_wallet_that_affords_ten(eager_celery):
 
     def place(i):
         response = Client().post(
-            "/api/v1/rounds/", {"table": str(table.pk), "main_bet": 1000}, content_type="application/json",
-            HTTP_AUTHORIZATION=f"Token {token}", HTTP_IDEMPOTENCY_KEY=f"race-{i}",
-        )  # fmt: skip
+            "/api/v1/rounds/",
+            {"table": str(table.pk), "main_bet": 1000},
+            content_type="application/json",
+            HTTP_AUTHORIZATION=f"Token {token}",
+            HTTP_IDEMPOTENCY_KEY=f"race-{i}",
+        )
         return response.status_code, response.json().get("code")
 
     results = run_concurrently(50, place)
@@ -109,9 +112,12 @@ def test_a_batch_leaves_a_round_another_attempt_is_settling_and_settles_the_rest
     busy, free = placed
     settings = connection.settings_dict
     with psycopg.connect(
-        dbname=settings["NAME"], user=settings["USER"], host=settings["HOST"], port=settings["PORT"] or 5432,
+        dbname=settings["NAME"],
+        user=settings["USER"],
+        host=settings["HOST"],
+        port=settings["PORT"] or 5432,
         password=settings["PASSWORD"] or None,
-    ) as other:  # fmt: skip
+    ) as other:
         other.execute("SELECT id FROM casino_round WHERE id = %s FOR UPDATE", [busy.id])  # another attempt
         assert rounds_settle_due() == 1  # at once: it does not wait for the other attempt
         other.rollback()

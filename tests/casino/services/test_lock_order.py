@@ -72,13 +72,23 @@ class Floor:
 
 
 def transfer_in(floor: Floor, n: int) -> None:
-    partner_transfer(partner=floor.partner, player=floor.player, direction=TransferDirection.IN, amount=100,
-                     reference=f"in-{floor.player.external_id}-{n}-{uuid.uuid4().hex[:8]}")  # fmt: skip
+    partner_transfer(
+        partner=floor.partner,
+        player=floor.player,
+        direction=TransferDirection.IN,
+        amount=100,
+        reference=f"in-{floor.player.external_id}-{n}-{uuid.uuid4().hex[:8]}",
+    )
 
 
 def transfer_out(floor: Floor, n: int) -> None:
-    partner_transfer(partner=floor.partner, player=floor.player, direction=TransferDirection.OUT, amount=100,
-                     reference=f"out-{floor.player.external_id}-{n}-{uuid.uuid4().hex[:8]}")  # fmt: skip
+    partner_transfer(
+        partner=floor.partner,
+        player=floor.player,
+        direction=TransferDirection.OUT,
+        amount=100,
+        reference=f"out-{floor.player.external_id}-{n}-{uuid.uuid4().hex[:8]}",
+    )
 
 
 def place(floor: Floor, n: int) -> None:
@@ -109,14 +119,20 @@ def top_up(floor: Floor, n: int) -> None:
 
 
 def deposit_limit(floor: Floor, n: int) -> None:
-    limit_set(player=floor.player, kind=LimitKind.DEPOSIT, period=LimitPeriod.DAY, amount=10**9 - n,
-              actor=floor.actor)  # fmt: skip
+    limit_set(player=floor.player, kind=LimitKind.DEPOSIT, period=LimitPeriod.DAY, amount=10**9 - n, actor=floor.actor)
 
 
 PATHS = {
-    "transfer in": transfer_in, "transfer out": transfer_out, "place": place, "war": go_to_war,
-    "house rule": house_rule, "settle": settle, "adjust": adjust, "top-up": top_up, "deposit limit": deposit_limit,
-}  # fmt: skip
+    "transfer in": transfer_in,
+    "transfer out": transfer_out,
+    "place": place,
+    "war": go_to_war,
+    "house rule": house_rule,
+    "settle": settle,
+    "adjust": adjust,
+    "top-up": top_up,
+    "deposit limit": deposit_limit,
+}
 
 
 @pytest.fixture
@@ -132,8 +148,13 @@ def floors(no_broker, play_money):
     assert wallets["sorts-before"] < settlement.pk < wallets["sorts-after"]
     made = []
     for player in (before, after):
-        partner_transfer(partner=partner, player=player, direction=TransferDirection.IN, amount=500_000,
-                         reference=f"opening-{player.external_id}")  # fmt: skip
+        partner_transfer(
+            partner=partner,
+            player=player,
+            direction=TransferDirection.IN,
+            amount=500_000,
+            reference=f"opening-{player.external_id}",
+        )
         made.append(Floor(partner=partner, player=player, table=table, staff=staff))
     return made
 
@@ -234,8 +255,9 @@ def seamless_paths(partner, table):
         return PartnerClient(Client(), partner, SECRET)
 
     def place_one(client: PartnerClient) -> dict:
-        answer = client.post(rounds, {"table": table.pk, "main_bet": 100, "tie_bet": 0},
-                             HTTP_IDEMPOTENCY_KEY=f"k-{uuid.uuid4()}")  # fmt: skip
+        answer = client.post(
+            rounds, {"table": table.pk, "main_bet": 100, "tie_bet": 0}, HTTP_IDEMPOTENCY_KEY=f"k-{uuid.uuid4()}"
+        )
         assert answer.status_code in (201, 422), answer.content
         return answer.json()
 

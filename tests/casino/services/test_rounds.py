@@ -64,7 +64,6 @@ def test_an_overdue_decision_surrenders_when_the_raise_cannot_be_paid(table):
     assert round_.decision == "surrender" and round_.decision_timed_out and round_.net == -500
 
 
-
 def _overdue_tie(table, *, balance):
     player = make_player(balance=balance)
     set_next_round(player, tie=True)
@@ -95,14 +94,16 @@ def test_the_job_leaves_a_round_whose_wallet_is_busy_to_its_next_run(table):
     busy, free = _overdue_tie(table, balance=10_000), _overdue_tie(table, balance=10_000)
     wallet_id = Account.objects.get(player=busy.player, kind=AccountKind.PLAYER_WALLET).pk
     settings = connection.settings_dict
-    with psycopg.connect(host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"],
-                         dbname=settings["NAME"]) as other:  # fmt: skip
+    with psycopg.connect(
+        host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"], dbname=settings["NAME"]
+    ) as other:
         other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR NO KEY UPDATE", [wallet_id])
         assert rounds_decide_timed_out() == 1  # without waiting for the busy wallet
         assert Round.objects.get(pk=busy.pk).status == RoundStatus.AWAITING_DECISION
         assert Round.objects.get(pk=free.pk).decision == "war"
     assert rounds_decide_timed_out() == 1
     assert Round.objects.get(pk=busy.pk).decision == "war"
+
 
 def test_the_round_plays_to_the_rules_it_was_placed_under(table):
     player = make_player(balance=10_000)
@@ -175,8 +176,11 @@ def sent_tasks(eager_celery, monkeypatch):
     """A broker that records what is queued instead of sending it."""
     eager_celery.conf.task_always_eager = False
     sent = []
-    monkeypatch.setattr(eager_celery, "send_task", lambda name, args=None, countdown=None, **kwargs: sent.append(
-        (name, args, countdown)))  # fmt: skip
+    monkeypatch.setattr(
+        eager_celery,
+        "send_task",
+        lambda name, args=None, countdown=None, **kwargs: sent.append((name, args, countdown)),
+    )
     return sent
 
 

@@ -98,8 +98,11 @@ def test_a_wallet_that_cannot_tell_the_balance_is_503_wallet_unavailable(seamles
 
 def test_transfers_are_refused_for_a_seamless_partner(seamless):
     _partner, api, _wallet = seamless
-    answer = api.post(f"{BASE}/{PLAYER}/transfers/", {"direction": "in", "amount": 1_000, "reference": "r-1"},
-                      HTTP_IDEMPOTENCY_KEY="t-1")  # fmt: skip
+    answer = api.post(
+        f"{BASE}/{PLAYER}/transfers/",
+        {"direction": "in", "amount": 1_000, "reference": "r-1"},
+        HTTP_IDEMPOTENCY_KEY="t-1",
+    )
     assert answer.status_code == 422
     assert answer.json()["code"] == "not_a_transfer_wallet"
     assert not JournalEntry.objects.exists()
@@ -115,12 +118,24 @@ def test_a_round_is_debited_placed_settled_and_credited(seamless, table):
     assert answer.status_code == 201, answer.content
     round_ = answer.json()
     debit = calls_named(wallet, "debit")[0]
-    assert debit.body == {"transaction_id": f"{uuid.UUID(round_['id']).hex}-stake", "player": PLAYER,
-                          "currency": "EUR", "amount": 1_000, "round": round_["id"], "kind": "stake"}  # fmt: skip
+    assert debit.body == {
+        "transaction_id": f"{uuid.UUID(round_['id']).hex}-stake",
+        "player": PLAYER,
+        "currency": "EUR",
+        "amount": 1_000,
+        "round": round_["id"],
+        "kind": "stake",
+    }
     assert debit.headers["x-nonce"] == debit.body["transaction_id"]
     credit = calls_named(wallet, "credit")[0]
-    assert credit.body == {"transaction_id": f"{uuid.UUID(round_['id']).hex}-payout", "player": PLAYER,
-                           "currency": "EUR", "amount": 2_000, "round": round_["id"], "kind": "payout"}  # fmt: skip
+    assert credit.body == {
+        "transaction_id": f"{uuid.UUID(round_['id']).hex}-payout",
+        "player": PLAYER,
+        "currency": "EUR",
+        "amount": 2_000,
+        "round": round_["id"],
+        "kind": "payout",
+    }
     assert wallet.balance(player=PLAYER, currency="EUR") == 101_000
     settled = api.get(f"{BASE}/{PLAYER}/rounds/{round_['id']}/").json()
     assert settled["status"] == "settled" and settled["settled_at"] is not None
@@ -164,9 +179,14 @@ def test_a_failed_debit_is_503_and_rolled_back(seamless, table, fault):
     debit = WalletCall.objects.get(kind="debit")
     rollback = WalletCall.objects.get(kind="rollback")
     assert debit.status == "failed" and rollback.status == "acknowledged"
-    assert rollback.request_body == {"transaction_id": f"{debit.transaction_id}-rb",
-                                     "reference": debit.transaction_id, "player": PLAYER, "currency": "EUR",
-                                     "amount": debit.amount, "round": str(debit.round_id)}  # fmt: skip
+    assert rollback.request_body == {
+        "transaction_id": f"{debit.transaction_id}-rb",
+        "reference": debit.transaction_id,
+        "player": PLAYER,
+        "currency": "EUR",
+        "amount": debit.amount,
+        "round": str(debit.round_id),
+    }
     assert wallet.balance(player=PLAYER, currency="EUR") == 100_000
     assert not JournalEntry.objects.exists()
 
@@ -260,13 +280,18 @@ def test_a_retry_after_the_first_request_died_repeats_the_same_debit(seamless, t
     partner, api, wallet = seamless
     body = f'{{"table": {table.pk}, "main_bet": 1000, "tie_bet": 0}}'.encode()
     request_hash = _hash_of(f"{BASE}/{PLAYER}/rounds/", body)
-    died = _stake_claim(player=_player(), amount=1_000, scope=f"partner:{partner.pk}", key="k-died",
-                        request_hash=request_hash)  # fmt: skip
+    died = _stake_claim(
+        player=_player(), amount=1_000, scope=f"partner:{partner.pk}", key="k-died", request_hash=request_hash
+    )
     assert wallet_debit_send(call=died).status_code == 200  # the partner took it; our process died here
     WalletCall.objects.filter(pk=died.pk).update(next_attempt_at=died.created_at)  # its lease is over
-    answer = api.client.post(f"{BASE}/{PLAYER}/rounds/", data=body, content_type="application/json",
-                             HTTP_IDEMPOTENCY_KEY="k-died",
-                             **_signed(partner, "POST", f"{BASE}/{PLAYER}/rounds/", body))  # fmt: skip
+    answer = api.client.post(
+        f"{BASE}/{PLAYER}/rounds/",
+        data=body,
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY="k-died",
+        **_signed(partner, "POST", f"{BASE}/{PLAYER}/rounds/", body),
+    )
     assert answer.status_code == 201, answer.content
     assert answer.json()["id"] == str(died.round_id)
     debits = calls_named(wallet, "debit")
@@ -282,14 +307,19 @@ def test_a_retry_right_after_the_first_request_died_continues_its_debit_at_once(
     partner, api, wallet = seamless
     body = f'{{"table": {table.pk}, "main_bet": 1000, "tie_bet": 0}}'.encode()
     request_hash = _hash_of(f"{BASE}/{PLAYER}/rounds/", body)
-    died = _stake_claim(player=_player(), amount=1_000, scope=f"partner:{partner.pk}", key="k-fresh",
-                        request_hash=request_hash)  # fmt: skip
+    died = _stake_claim(
+        player=_player(), amount=1_000, scope=f"partner:{partner.pk}", key="k-fresh", request_hash=request_hash
+    )
     assert wallet_debit_send(call=died).status_code == 200  # the partner took it; our process died here
     assert WalletCall.objects.get(pk=died.pk).next_attempt_at > timezone.now()  # its lease still runs
     started = time.monotonic()
-    answer = api.client.post(f"{BASE}/{PLAYER}/rounds/", data=body, content_type="application/json",
-                             HTTP_IDEMPOTENCY_KEY="k-fresh",
-                             **_signed(partner, "POST", f"{BASE}/{PLAYER}/rounds/", body))  # fmt: skip
+    answer = api.client.post(
+        f"{BASE}/{PLAYER}/rounds/",
+        data=body,
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY="k-fresh",
+        **_signed(partner, "POST", f"{BASE}/{PLAYER}/rounds/", body),
+    )
     assert answer.status_code == 201, answer.content
     assert time.monotonic() - started < 3
     assert answer.json()["id"] == str(died.round_id)
@@ -326,8 +356,9 @@ def test_a_war_retried_after_its_request_died_continues_the_same_raise_debit(sea
     round_ = place(api, key="r-1", table=table).json()
     died = _raise_claim(player=_player(), round_id=round_["id"])  # a decision's request, which then died
     assert wallet_debit_send(call=died).status_code == 200
-    answer = api.post(f"{BASE}/{PLAYER}/rounds/{round_['id']}/decision/", {"action": "war"},
-                      HTTP_IDEMPOTENCY_KEY="d-again")  # fmt: skip
+    answer = api.post(
+        f"{BASE}/{PLAYER}/rounds/{round_['id']}/decision/", {"action": "war"}, HTTP_IDEMPOTENCY_KEY="d-again"
+    )
     assert answer.status_code == 200, answer.content
     raises = [c for c in calls_named(wallet, "debit") if c.body["kind"] == "raise"]
     assert {c.body["transaction_id"] for c in raises} == {f"{uuid.UUID(round_['id']).hex}-raise"}
@@ -375,8 +406,10 @@ def test_no_transaction_is_open_while_the_wallet_is_being_called(seamless, table
 def _others_states() -> list[str]:
     """The states of the test database's other connections (the request's)."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT state FROM pg_stat_activity WHERE datname = current_database()"
-                       " AND pid <> pg_backend_pid() AND backend_type = 'client backend'")  # fmt: skip
+        cursor.execute(
+            "SELECT state FROM pg_stat_activity WHERE datname = current_database()"
+            " AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+        )
         return [state for (state,) in cursor.fetchall()]
 
 
@@ -406,8 +439,7 @@ def test_going_to_war_debits_the_raise(seamless, table):
     set_next_round(_player(), tie=True, player_wins=True)
     round_ = place(api, key="r-1", table=table).json()
     assert round_["status"] == "awaiting_decision"
-    answer = api.post(f"{BASE}/{PLAYER}/rounds/{round_['id']}/decision/", {"action": "war"},
-                      HTTP_IDEMPOTENCY_KEY="d-1")  # fmt: skip
+    answer = api.post(f"{BASE}/{PLAYER}/rounds/{round_['id']}/decision/", {"action": "war"}, HTTP_IDEMPOTENCY_KEY="d-1")
     assert answer.status_code == 200, answer.content
     raise_debit = calls_named(wallet, "debit")[1]
     assert raise_debit.body["kind"] == "raise" and raise_debit.body["amount"] == 1_000
@@ -421,13 +453,13 @@ def test_a_raise_refused_for_funds_leaves_the_round_waiting_and_may_be_asked_aga
     set_next_round(_player(), tie=True, player_wins=True)
     round_ = place(api, key="r-1", table=table).json()
     wallet.set_balance(player=PLAYER, currency="EUR", amount=10)
-    refused = api.post(f"{BASE}/{PLAYER}/rounds/{round_['id']}/decision/", {"action": "war"},
-                       HTTP_IDEMPOTENCY_KEY="d-1")  # fmt: skip
+    refused = api.post(
+        f"{BASE}/{PLAYER}/rounds/{round_['id']}/decision/", {"action": "war"}, HTTP_IDEMPOTENCY_KEY="d-1"
+    )
     assert refused.status_code == 422 and refused.json()["code"] == "insufficient_funds"
     assert Round.objects.get(pk=round_["id"]).status == RoundStatus.AWAITING_DECISION
     wallet.set_balance(player=PLAYER, currency="EUR", amount=5_000)
-    answer = api.post(f"{BASE}/{PLAYER}/rounds/{round_['id']}/decision/", {"action": "war"},
-                      HTTP_IDEMPOTENCY_KEY="d-2")  # fmt: skip
+    answer = api.post(f"{BASE}/{PLAYER}/rounds/{round_['id']}/decision/", {"action": "war"}, HTTP_IDEMPOTENCY_KEY="d-2")
     assert answer.status_code == 200
     assert calls_named(wallet, "debit")[-1].body["transaction_id"].endswith("-raise-2")
     _books_whole()
@@ -437,8 +469,9 @@ def test_surrender_needs_no_debit(seamless, table):
     _partner, api, wallet = seamless
     set_next_round(_player(), tie=True, player_wins=True)
     round_ = place(api, key="r-1", table=table).json()
-    answer = api.post(f"{BASE}/{PLAYER}/rounds/{round_['id']}/decision/", {"action": "surrender"},
-                      HTTP_IDEMPOTENCY_KEY="d-1")  # fmt: skip
+    answer = api.post(
+        f"{BASE}/{PLAYER}/rounds/{round_['id']}/decision/", {"action": "surrender"}, HTTP_IDEMPOTENCY_KEY="d-1"
+    )
     assert answer.status_code == 200
     assert len(calls_named(wallet, "debit")) == 1
     assert calls_named(wallet, "credit")[0].body["amount"] == 500  # half the main bet back
@@ -512,8 +545,9 @@ def test_a_credit_answered_while_the_database_connection_was_cut_is_recorded_at_
             cursor.execute("SELECT pg_backend_pid()")
             pid = cursor.fetchone()[0]
         db = connection.settings_dict
-        with psycopg.connect(host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"],
-                             dbname=db["NAME"], autocommit=True) as admin:  # fmt: skip
+        with psycopg.connect(
+            host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"], dbname=db["NAME"], autocommit=True
+        ) as admin:
             terminated.append(admin.execute("SELECT pg_terminate_backend(%s)", [pid]).fetchone()[0])
         return answer
 

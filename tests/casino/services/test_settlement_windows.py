@@ -22,8 +22,9 @@ def queued(eager_celery, monkeypatch):
     return sent
 
 
-def test_rounds_resolved_in_one_window_queue_one_batch_after_it_closes(queued, table, django_capture_on_commit_callbacks,
-                                                                       monkeypatch):  # fmt: skip
+def test_rounds_resolved_in_one_window_queue_one_batch_after_it_closes(
+    queued, table, django_capture_on_commit_callbacks, monkeypatch
+):
     # A window long enough for three placements on a busy machine (the real one is a quarter second).
     monkeypatch.setattr(settlement, "SETTLE_WINDOW_S", 5.0)
     player = make_player(balance=10_000)
@@ -34,7 +35,9 @@ def test_rounds_resolved_in_one_window_queue_one_batch_after_it_closes(queued, t
     assert len(queued) == 1
     name, options = queued[0]
     assert name == settlement.SETTLE_DUE_TASK
-    assert settlement.SETTLE_WINDOW_S <= options["countdown"] <= settlement.SETTLE_WINDOW_S + 2 * settlement.CLOCK_MARGIN_S
+    assert (
+        settlement.SETTLE_WINDOW_S <= options["countdown"] <= settlement.SETTLE_WINDOW_S + 2 * settlement.CLOCK_MARGIN_S
+    )
 
 
 def test_a_process_that_knows_of_an_open_window_asks_redis_nothing(queued, monkeypatch):

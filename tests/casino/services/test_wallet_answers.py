@@ -20,8 +20,14 @@ from tests.wallet_server import Fault
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-SENT = {"transaction_id": "abc12345-stake", "player": PLAYER, "currency": "EUR", "amount": 1_000,
-        "round": "0b7f9d56-3f21-4bb2-a4a2-0d3b1c2c9e11", "kind": "stake"}  # fmt: skip
+SENT = {
+    "transaction_id": "abc12345-stake",
+    "player": PLAYER,
+    "currency": "EUR",
+    "amount": 1_000,
+    "round": "0b7f9d56-3f21-4bb2-a4a2-0d3b1c2c9e11",
+    "kind": "stake",
+}
 
 
 def answered(body: bytes, status: int = 200) -> OutboundAnswer:
@@ -100,8 +106,9 @@ def test_a_debit_answered_wrongly_is_503_and_rolled_back_never_a_500(seamless, t
     assert (again.status_code, again.json()["code"]) == (503, "wallet_unavailable")
 
 
-@pytest.mark.parametrize("answer", [b'{"balance": -5}', b'{"balance": 1e26}', b'{"balance": 5, "currency": "USD"}',
-                                    b'{"balance": 5}\x00'])  # fmt: skip
+@pytest.mark.parametrize(
+    "answer", [b'{"balance": -5}', b'{"balance": 1e26}', b'{"balance": 5, "currency": "USD"}', b'{"balance": 5}\x00']
+)
 def test_a_balance_answered_wrongly_is_not_shown(seamless, answer):
     _partner, api, wallet = seamless
     wallet.fail(Fault.WRONG_ANSWER, calls={"balance"}, times=1, answer=answer)

@@ -18,8 +18,9 @@ def play(preset: str, seed: int, *, budget=None, events=True):
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
-@given(preset=st.sampled_from(sorted(set(PRESETS) - {"tod_und_leben"})), seed=st.integers(0, 2**64),
-       events=st.booleans())  # fmt: skip
+@given(
+    preset=st.sampled_from(sorted(set(PRESETS) - {"tod_und_leben"})), seed=st.integers(0, 2**64), events=st.booleans()
+)
 def test_a_game_within_its_budget_is_the_same_game_and_one_beyond_it_stops(preset, seed, events):
     try:
         game = play(preset, seed, events=events)

@@ -68,8 +68,7 @@ def test_war_participants_all_lets_a_seat_that_was_not_tied_fight_and_win():
 def test_war_participants_tied_only_the_tied_seats_fight():
     deal = [["KS", "2C", "3C", "4S", "5S"], ["KH", "2D", "4C", "6S", "7S"], ["5H", "2H", "AC", "8S", "9S"]]
     game = play("multiplayer", deal, {"war_participants": "tied"})
-    assert summary(game, 1)[0] == {"n": 1, "up": ["KS", "KH", "5H"], "war_steps": 1, "winner": 1,
-                                   "counts": [2, 9, 4]}  # fmt: skip
+    assert summary(game, 1)[0] == {"n": 1, "up": ["KS", "KH", "5H"], "war_steps": 1, "winner": 1, "counts": [2, 9, 4]}
 
 
 def test_a_seat_with_no_cards_stands_on_its_battle_card_under_all_and_can_win():

@@ -6,10 +6,62 @@ from casino.engine.cards import deck
 from casino.engine.war import play_war
 
 # Tú (seat 0) and Ada (seat 1); None marks a face-down card the text leaves unnamed.
-YOU = ["KS", "4D", "7C", "9D", "2S", "6H", "QD", "AH", None, None, None, "6C", None, None, None, "8H",
-       "4C", "7S", None, None, None, "AS", "5C", None, None, None]  # fmt: skip
-ADA = ["9H", "JC", "7H", "3D", "KC", "TH", "TS", "AC", None, None, None, "6S", None, None, None, "JD",
-       "8C", "7D", None, None, None, "2D", "5H", None, None, None]  # fmt: skip
+YOU = [
+    "KS",
+    "4D",
+    "7C",
+    "9D",
+    "2S",
+    "6H",
+    "QD",
+    "AH",
+    None,
+    None,
+    None,
+    "6C",
+    None,
+    None,
+    None,
+    "8H",
+    "4C",
+    "7S",
+    None,
+    None,
+    None,
+    "AS",
+    "5C",
+    None,
+    None,
+    None,
+]
+ADA = [
+    "9H",
+    "JC",
+    "7H",
+    "3D",
+    "KC",
+    "TH",
+    "TS",
+    "AC",
+    None,
+    None,
+    None,
+    "6S",
+    None,
+    None,
+    None,
+    "JD",
+    "8C",
+    "7D",
+    None,
+    None,
+    None,
+    "2D",
+    "5H",
+    None,
+    None,
+    None,
+]
 
 
 def build_deal():
@@ -22,8 +74,14 @@ def test_first_seven_battles_follow_the_text():
     game = play_war("standard", {"max_battles": 50, "on_limit": "count"}, deal=build_deal())
     battles = [b.as_json() for b in game.battles[:7]]
     assert [b["up"] for b in battles] == [
-        ["KS", "9H"], ["4D", "JC"], ["7C", "7H"], ["AH", "AC"], ["4C", "8C"], ["7S", "7D"], ["5C", "5H"],
-    ]  # fmt: skip
+        ["KS", "9H"],
+        ["4D", "JC"],
+        ["7C", "7H"],
+        ["AH", "AC"],
+        ["4C", "8C"],
+        ["7S", "7D"],
+        ["5C", "5H"],
+    ]
     assert [b["winner"] for b in battles] == [0, 1, 0, 1, 1, 0, 0]
     assert [b["war_steps"] for b in battles] == [0, 0, 1, 2, 0, 1, 1]
     # 27-25, then 26 each; 31-21 after the first war; 22-30 after the double war (18 cards);

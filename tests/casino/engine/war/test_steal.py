@@ -57,14 +57,21 @@ def test_two_seats_stealing_each_other_swap_piles():
     from casino.engine.war.steal import _StealGame
 
     rules = build_rules("steal", seats=2)
-    game = _StealGame(rules, [[card("5S").id, card("2C").id], [card("7H").id, card("3D").id]], HmacStream(SEED),
-                      [AlwaysStealFrom(1), AlwaysStealFrom(0)], True)  # fmt: skip
+    game = _StealGame(
+        rules,
+        [[card("5S").id, card("2C").id], [card("7H").id, card("3D").id]],
+        HmacStream(SEED),
+        [AlwaysStealFrom(1), AlwaysStealFrom(0)],
+        True,
+    )
     game.pile = [[card("9C").id, card("7C").id], [card("KD").id, card("5D").id]]
     game.n = 1
     trick, face = [[], []], [None, None]
     game._fighting_cards([0, 1], trick, face, in_war=False)
-    codes = [[c.code for c in map(lambda i: __import__("casino.engine.cards", fromlist=["ALL_CARDS"]).ALL_CARDS[i], p)]
-             for p in game.pile]  # fmt: skip
+    codes = [
+        [c.code for c in map(lambda i: __import__("casino.engine.cards", fromlist=["ALL_CARDS"]).ALL_CARDS[i], p)]
+        for p in game.pile
+    ]
     assert codes == [["KD", "5D", "5S"], ["9C", "7C", "7H"]]
     assert face == [card("2C").id, card("3D").id]
 

@@ -105,8 +105,12 @@ def test_pyanitsa_broke_two_seats_the_first_out_loses_the_other_wins():
 def test_pyanitsa_broke_more_seats_the_loser_and_no_winner():
     game = play("pyanitsa", [["KS", "QS"], ["9H"], ["TD", "JD"]], seed=SEED)
     assert game.result.as_json() == {
-        "winner": None, "reason": "broke", "battles": 1, "counts": [4, 0, 1], "loser": 1,
-    }  # fmt: skip
+        "winner": None,
+        "reason": "broke",
+        "battles": 1,
+        "counts": [4, 0, 1],
+        "loser": 1,
+    }
 
 
 def test_pyanitsa_a_seat_that_lays_its_last_card_and_wins_plays_on():
