@@ -5,26 +5,6 @@ import pytest
 # Chromium fixtures for the browser tests (web, back office); a seamless partner with its real wallet.
 pytest_plugins = ["tests.browser", "tests.casino.seamless"]
 
-# Modules whose tests take seconds each (servers, browsers, fault injection, exhaustive odds). They
-# run first: `--dist worksteal` hands each worker a contiguous share of the collection and lets an
-# idle worker take from the end of another's, so a long test left for the end of the run would keep
-# one core busy while the other waits (2 cores: the suite's wall time is its tail).
-SLOW_FIRST = (
-    "tests/faults/",
-    "tests/web/",
-    "tests/test_readme_commands.py",
-    "tests/test_production_recipe.py",
-    "tests/test_runtime_requirements.py",
-    "tests/casino/services/test_lock_order.py",
-    "tests/casino/engine/war/test_two_seats.py",
-    "tests/casino/odds/test_bulk.py",
-)
-
-
-def pytest_collection_modifyitems(items):
-    """Slow modules first (their order kept, each module's tests together), the rest as collected."""
-    items.sort(key=lambda item: not item.nodeid.startswith(SLOW_FIRST))
-
 
 @pytest.fixture
 def fake_dns(monkeypatch):
