@@ -35,6 +35,9 @@ def test_an_auditor_signs_in_with_two_factors_and_reads_a_round_and_a_report(pag
     page.fill("#id_password", PASSWORD)
     page.fill("#id_otp_token", "000000" if code(device) != "000000" else "111111")
     page.click("input[type=submit]")
+    # The click only starts the form's navigation: wait for the answered page before counting.
+    page.wait_for_load_state()
+    page.locator(".errornote").wait_for(timeout=10_000)
     assert page.locator(".errornote").count() == 1  # a wrong code keeps the door shut
     page.wait_for_timeout(1_100)  # and makes the device wait a second before it takes another
     page.fill("#id_password", PASSWORD)

@@ -91,6 +91,7 @@ def test_the_sign_in_asks_for_the_six_digit_code_only(page, violations, django_u
     screenshot(page, "admin-sign-in-code")
     page.fill("#id_password", "not the password")
     page.click("input[type=submit]")  # a refused sign-in shows the form again, still without a device menu
+    page.locator(".errornote").wait_for()  # the answered page, not the one the click left
     form = page.locator("#login-form")
     assert form.locator("select").count() == 0 and form.locator("[name=otp_challenge]").count() == 0
     assert form.locator("input[type=submit]").count() == 1
