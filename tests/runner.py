@@ -8,7 +8,8 @@ The servers, each on its own:
 * else the embedded one `bin/serve` runs (config/embedded.py: PostgreSQL and Redis from PyPI, data
   under var/), started for the run and stopped after it (unless a `bin/serve` still uses it).
 
-pytest runs in TEST_WORKERS workers (`pytest -n`; default: one per core), unless the arguments
+pytest runs in TEST_WORKERS workers (`pytest -n`; default: one per core and one
+more, since much of the suite waits on browsers, servers and sleeps), unless the arguments
 choose (`-n 0`, `-n 4`, `-p no:xdist`); each worker has a database and a Redis database of its own
 (tests/isolation.py). Beyond Python it needs Chromium (/usr/bin/chromium) for the browser tests and
 GNU gettext for the catalogues: it says what is missing and what is skipped without it.
@@ -91,7 +92,7 @@ def pytest_arguments(args: list[str], environ=os.environ) -> list[str]:
         args = ["--durations", "15", *args]  # the slowest tests, where time goes
     if _workers_chosen(args):
         return args
-    workers = environ.get("TEST_WORKERS") or str(os.cpu_count() or 1)
+    workers = environ.get("TEST_WORKERS") or str((os.cpu_count() or 1) + 1)
     # Work stealing: each worker starts on a contiguous share of the tests (a module's tests, and its
     # module fixtures such as a bin/serve on a fresh copy, mostly on one worker) and takes half of
     # another's remaining share when it runs out. Not loadscope/loadgroup: they key tests by node id,

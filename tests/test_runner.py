@@ -25,10 +25,10 @@ def test_the_environment_wins_then_the_local_servers_then_the_embedded_ones():
     assert redis_test_url("redis://127.0.0.1:40123/0") == "redis://127.0.0.1:40123/15"
 
 
-def test_workers_one_per_core_unless_the_arguments_or_test_workers_say():
-    cores = str(os.cpu_count())
+def test_workers_one_per_core_and_one_more_unless_the_arguments_or_test_workers_say():
+    workers = str(os.cpu_count() + 1)  # the suite waits on browsers and servers: one more keeps the cores busy
     slowest = ["--durations", "15"]
-    assert pytest_arguments(["-x"], environ={}) == ["-n", cores, "--dist", "worksteal", *slowest, "-x"]
+    assert pytest_arguments(["-x"], environ={}) == ["-n", workers, "--dist", "worksteal", *slowest, "-x"]
     assert pytest_arguments(["-x"], environ={"TEST_WORKERS": "3"})[:2] == ["-n", "3"]
     assert pytest_arguments(["-k", "ledger"], environ={"TEST_WORKERS": "0"}) == [*slowest, "-k", "ledger"]
     for chosen in (["-n", "4"], ["-n4"], ["--numprocesses=2"], ["-p", "no:xdist"]):

@@ -147,17 +147,7 @@ def deal_and_settle(page, frame) -> None:
     placed, settled = len(events(page, "round.placed")), len(events(page, "round.settled"))
     frame.locator("#deal:enabled").click()
     page.wait_for_function(f"window.events.filter(e => e.type === 'round.placed').length > {placed}")
-    try:
-        page.wait_for_function(f"window.events.filter(e => e.type === 'round.settled').length > {settled}")
-    except Exception:
-        from casino.models import WalletCall
-
-        print(
-            "DEBUG",
-            list(Round.objects.values_list("status", "payout", "outcome")),
-            list(WalletCall.objects.values_list("kind", "status", "amount")),
-        )
-        raise
+    page.wait_for_function(f"window.events.filter(e => e.type === 'round.settled').length > {settled}")
 
 
 def test_a_partner_frames_the_table_and_its_player_plays_through_the_seamless_wallet(
@@ -301,6 +291,7 @@ def test_a_demo_session_plays_without_any_wallet(
     assert demo.demo and demo.player.partner_id is None
     assert Round.objects.filter(player=demo.player).count() == 1
     assert not Round.objects.filter(player__partner=partner).exists()
+    frame.locator("#outcome .paid").wait_for()  # the last line the round writes: the winnings paid
     # The table fits the smallest frame: nothing wider than 360 px, the deal button in reach.
     width = frame_of(page).evaluate("document.documentElement.scrollWidth")
     assert width <= 360
@@ -312,4 +303,6 @@ def test_a_demo_session_plays_without_any_wallet(
         "JSON.parse(JSON.stringify(document.getElementById('bank').getBoundingClientRect()))"
     )
     assert bank["bottom"] <= 640, bank  # the balance too, at the foot of the felt
+    felt = frame_of(page).evaluate("document.getElementById('felt').getBoundingClientRect().bottom")
+    assert felt <= 640  # and the felt's own edge, with the winnings-paid line under the result
     page.screenshot(path=SCREENSHOTS / "game-launch-demo-360.png", animations="disabled")
