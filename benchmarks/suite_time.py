@@ -2,8 +2,9 @@
 
     python benchmarks/suite_time.py [--passes 3] [--workers 3[,2]]
 
-Each pass is one `bin/test` (every step: lint, layers, catalogues, deploy check, pytest). With
-several worker counts the passes alternate between them (3, 2, 3, 2, ...), so that a noisy spell
+Each pass is one `bin/test` (every step: lint, layers, catalogues, deploy check, pytest), with
+bin/test's own number of workers unless --workers names some (TEST_WORKERS). With several worker
+counts the passes alternate between them (3, 2, 3, 2, ...), so that a noisy spell
 of the machine falls on both. It prints each pass's wall time, whether it passed, the CPU the
 pass used (all processes it started, PostgreSQL's and Redis's work not included) and, per worker
 count, the median. Every pass must pass: a failed pass is reported and makes the exit code 1.
@@ -29,8 +30,11 @@ def _children_cpu_s() -> float:
 
 
 def suite_pass(workers: str, log: Path) -> tuple[float, float, int]:
-    """Wall seconds, CPU seconds and exit code of one `bin/test` run with `workers` workers."""
-    env = {**os.environ, "TEST_WORKERS": workers}
+    """Wall seconds, CPU seconds and exit code of one `bin/test` run with `workers` workers
+    ("default": as many as bin/test chooses)."""
+    env = {key: value for key, value in os.environ.items() if key != "TEST_WORKERS"}
+    if workers != "default":
+        env["TEST_WORKERS"] = workers
     cpu, started = _children_cpu_s(), time.monotonic()
     with log.open("w") as out:
         code = subprocess.run(
@@ -42,7 +46,7 @@ def suite_pass(workers: str, log: Path) -> tuple[float, float, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--passes", type=int, default=3, help="passes per worker count")
-    parser.add_argument("--workers", default=str(os.cpu_count() or 1), help="worker counts, comma-separated")
+    parser.add_argument("--workers", default="default", help="worker counts, comma-separated (default: bin/test's)")
     parser.add_argument("--logs", type=Path, default=ROOT / "var" / "suite_time", help="each pass's output")
     options = parser.parse_args()
     counts = options.workers.split(",")
