@@ -346,6 +346,7 @@ def run_floor(args) -> dict:
     env = {
         **os.environ,
         "MINBET_SECONDS": str(int(args.seconds)),
+        "MINBET_CLIENTS": str(args.clients),  # the floor under the same number of connections as ours
         "MINBET_WORKERS": str(args.workers),
         "MINBET_THREADS": str(args.threads),
         "MINBET_NICE": str(args.web_nice),
