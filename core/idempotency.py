@@ -181,6 +181,7 @@ class RequestKey:
         self.scope, self.key, self.request_hash, self._respond = scope, key, request_hash, respond
         self.nonce = nonce  # a signed request's, recorded with the claim (core/nonces.py)
         self.is_claimed = False
+        self.nonce_recorded = False  # a claim's statement recorded the nonce (committed with its transaction)
         self.response: StoredAnswer | None = None  # stored with the work
         self.body: dict | None = None  # the answer's wire form, which `response` renders
 
@@ -212,6 +213,7 @@ class RequestKey:
     def _answer(self, claim: sql.Claim) -> None:
         if claim.nonce_taken:
             raise _KeyAnswered(error=nonce_used_error())
+        self.nonce_recorded = self.nonce is not None and self.nonce.pending is not None
         try:
             replay = _claim_answer(claim.free, claim.stored, self.request_hash, scope=self.scope, key=self.key)
         except (IdempotencyConflict, IdempotencyInFlight) as exc:
@@ -292,6 +294,19 @@ def idempotent_folded(
     key = _key(request)
     nonce = nonce_of(request)
     request_key = RequestKey(scope=scope, key=key, request_hash=_request_hash(request), respond=respond, nonce=nonce)
+    with _nonce_recorded(nonce):
+        return _folded_run(request_key, work=work, on_refusal=on_refusal)
+
+
+def _folded_run(
+    request_key: RequestKey,
+    *,
+    work: Callable[[RequestKey], object],
+    on_refusal: Callable[[ServiceError], None] | None,
+) -> Response:
+    """`idempotent_folded`'s transaction, inside `_nonce_recorded`: the work with the key's claim
+    and stored answer in its own statements, retried on a lost deadlock; a refusal stored apart."""
+    key, scope, nonce = request_key.key, request_key.scope, request_key.nonce
 
     def attempt() -> None:
         request_key.is_claimed, request_key.response = False, None
@@ -304,26 +319,25 @@ def idempotent_folded(
             if not request_key.is_claimed or request_key.response is None:
                 raise RuntimeError(f"work for key {key!r} did not carry the key's claim and response")
 
-    with _nonce_recorded(nonce):
-        try:
-            # A deadlock lost (the paths that move money lock in one order, so it should not happen)
-            # is undone by PostgreSQL and run again here, a few times, before the client hears of it.
-            retried_on_conflict(attempt, what=f"request with Idempotency-Key {key!r} of {scope}")
-        except _KeyAnswered as answered:
-            if answered.error is not None:
-                raise answered.error from None
-            return answered.response
-        except _Refused as refused:
-            return _store_refusal(
-                scope=scope,
-                key=key,
-                request_hash=request_key.request_hash,
-                error=refused.error,
-                on_refusal=on_refusal,
-                nonce=nonce,
-            )
-        _committed(nonce)
-        return StoredResponse(request_key.response, data=request_key.body)
+    try:
+        # A deadlock lost (the paths that move money lock in one order, so it should not happen)
+        # is undone by PostgreSQL and run again here, a few times, before the client hears of it.
+        retried_on_conflict(attempt, what=f"request with Idempotency-Key {key!r} of {scope}")
+    except _KeyAnswered as answered:
+        if answered.error is not None:
+            raise answered.error from None
+        return answered.response
+    except _Refused as refused:
+        return _store_refusal(
+            scope=scope,
+            key=key,
+            request_hash=request_key.request_hash,
+            error=refused.error,
+            on_refusal=on_refusal,
+            nonce=nonce,
+        )
+    _committed(nonce)
+    return StoredResponse(request_key.response, data=request_key.body)
 
 
 def _committed(nonce: SignedNonce | None) -> None:
@@ -389,6 +403,64 @@ def idempotent_around_call(
             return _store_refusal(scope=scope, key=key, request_hash=request_hash, error=exc)
         return idempotent(
             request, scope=scope, work=lambda: work(outcome), on_refusal=lambda error: on_refusal(outcome, error)
+        )
+
+
+def idempotent_folded_around_call(
+    request,
+    *,
+    scope: str,
+    call: Callable[[RequestKey], T],
+    work: Callable[[T, RequestKey], object],
+    respond: Callable[[object], Answer],
+    on_refusal: Callable[[T, ServiceError], None],
+) -> Response:
+    """`idempotent_around_call` with the key's statements folded into the work's own, as
+    `idempotent_folded` folds them: `call(request_key)` runs with no transaction open and carries
+    the key's claim (and the signed request's nonce) in its first statement, which commits on its
+    own: a stored first answer is replayed from there, and the key is held by no one while the
+    outside call is made. Then `work(what call returned, request_key)` runs as `idempotent_folded`
+    runs its work (the claim again in its first statement, held to the commit; the answer stored
+    in its last). Refusals, retries, conflicts and concurrent twins are answered exactly as
+    `idempotent_around_call` answers them."""
+    key = _key(request)
+    nonce = nonce_of(request)
+    request_hash = _request_hash(request)
+    request_key = RequestKey(scope=scope, key=key, request_hash=request_hash, respond=respond, nonce=nonce)
+    if transaction.get_connection().in_atomic_block:
+        raise RuntimeError("the outside call's claim must commit on its own: no transaction may be open")
+
+    def called() -> T:
+        try:
+            return call(request_key)
+        finally:
+            if request_key.nonce_recorded:
+                _committed(nonce)  # the claim's statement committed it, whatever the claim found
+
+    with _nonce_recorded(nonce):
+        try:
+            outcome = called()
+        except _KeyAnswered as answered:
+            if answered.error is not None:
+                raise answered.error from None
+            return answered.response
+        except IdempotencyInFlight:
+            with transaction.atomic():  # the first request may have stored its answer by now: look again
+                replay = _claim(scope, key, request_hash, nonce)
+            _committed(nonce)
+            if replay is not None:
+                return replay
+            raise  # about a first request with this key that has not stored its response: nothing to store
+        except IdempotencyConflict:
+            raise
+        except ServiceError as exc:
+            return _store_refusal(scope=scope, key=key, request_hash=request_hash, error=exc, nonce=nonce)
+        if not request_key.is_claimed:
+            raise RuntimeError(f"the call for key {key!r} did not carry the key's claim")
+        return _folded_run(
+            request_key,
+            work=lambda request_key: work(outcome, request_key),
+            on_refusal=lambda error: on_refusal(outcome, error),
         )
 
 

@@ -20,7 +20,13 @@ from casino.services.seamless import (
 from casino.shapes import RoundShape
 from core.api import PAGE_PARAMETERS, answer, paginated, problems, validated
 from core.errors import NotFound
-from core.idempotency import IDEMPOTENCY_HEADER, idempotent, idempotent_around_call, idempotent_folded
+from core.idempotency import (
+    IDEMPOTENCY_HEADER,
+    idempotent,
+    idempotent_around_call,
+    idempotent_folded,
+    idempotent_folded_around_call,
+)
 from core.shapes import page_of, schema_of
 
 
@@ -48,16 +54,14 @@ class RoundListView(APIView):
         player, actor = request.player, request.actor
         bets = {"table_id": shape["table"], "main_bet": shape["main_bet"], "tie_bet": shape["tie_bet"]}
         if player.is_seamless:  # the stake is debited from the partner's wallet first (casino/services/seamless.py)
-            return idempotent_around_call(
+            return idempotent_folded_around_call(  # the key's statements ride in the stake's own four
                 request,
                 scope=actor.scope,
-                call=lambda key, request_hash: seamless_stake_debit(
-                    player=player, scope=actor.scope, key=key, request_hash=request_hash, **bets
+                call=lambda request_key: seamless_stake_debit(player=player, request_key=request_key, **bets),
+                work=lambda debit, request_key: seamless_round_place(
+                    debit=debit, player=player, actor=actor, request_key=request_key, **bets
                 ),
-                work=lambda debit: (
-                    201,
-                    round_representation(seamless_round_place(debit=debit, player=player, actor=actor, **bets)),
-                ),
+                respond=lambda round_: (201, round_representation(round_)),
                 on_refusal=lambda debit, error: seamless_debit_unused(debit=debit, error=error),
             )
 

@@ -37,10 +37,11 @@ from casino.engine import (
     shoe,
     shuffle,
 )
-from casino.models import Round, RoundStatus, SeedPair, ShoeState, Table
+from casino.models import Round, RoundStatus, SeedPair, ShoeState, Table, WalletCallStatus
 from casino.selectors import table_get, table_rules_fair
 from casino.services.fairness import seed_pair_active
 from casino.services.settlement import broker_task_send, settlement_enqueue
+from casino.services.wallets import wallet_debit_refusal
 from core import clock
 from core.actors import Actor
 from core.after_commit import after_commit
@@ -156,12 +157,23 @@ def _check_table(table: Table | None, *, table_id: int, player: Player, main: in
     return table
 
 
+def table_id_checked(table_id: int) -> None:
+    """A table id no table can have (outside bigint) is refused before any statement takes it."""
+    if not 1 <= table_id < 2**63:
+        raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
+
+
+def stake_guard_kinds() -> list[str]:
+    """The protection kinds a round's first statement reads (`protection_stake_guards`)."""
+    return [str(kind) for kind in STAKE_GUARD_KINDS]
+
+
 def _opened(*, player: Player, table_id: int, at: datetime, request_key: RequestKey | None = None) -> sql.Opened:
     """The round's first statement (casino/sql/): the player's seed pair locked, the table, the
     player's exclusion and limits and its accounts, and with `request_key` the request's
     idempotency claim (which leaves here unless this request took the key); a player's first
     round makes its seed pair."""
-    guard_kinds = [str(kind) for kind in STAKE_GUARD_KINDS]
+    guard_kinds = stake_guard_kinds()
     if request_key is not None:
         claimed = sql.round_open_claiming(
             claim=request_key.claim_params(),
@@ -191,15 +203,19 @@ def round_stake_check(*, player: Player, table_id: int, main_bet: int, tie_bet: 
     """What placing the round would check first, without placing it: the table and its limits, the
     player's protection (limits, exclusion). A seamless player's round is checked so before its
     stake is debited from the partner's wallet, and again when it is placed."""
-    if not 1 <= table_id < 2**63:
-        raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
+    table_id_checked(table_id)
     with transaction.atomic():  # the seed pair's lock is released at once: nothing is written
         now = clock.now()
         opened = _opened(player=player, table_id=table_id, at=now)
-        table = _check_table(opened.table, table_id=table_id, player=player, main=main_bet, tie=tie_bet)
-        protection_check_stake(
-            player=player, amount=main_bet + tie_bet, guards=(opened.excluded, limits_by_kind_and_period(opened.limits))
-        )
+        return round_stake_checks(player=player, opened=opened, table_id=table_id, main_bet=main_bet, tie_bet=tie_bet)
+
+
+def round_stake_checks(*, player: Player, opened: sql.Opened, table_id: int, main_bet: int, tie_bet: int) -> Table:
+    """`round_stake_check`'s checks on what a round's first statement read (`opened`)."""
+    table = _check_table(opened.table, table_id=table_id, player=player, main=main_bet, tie=tie_bet)
+    protection_check_stake(
+        player=player, amount=main_bet + tie_bet, guards=(opened.excluded, limits_by_kind_and_period(opened.limits))
+    )
     return table
 
 
@@ -212,7 +228,7 @@ def round_place(
     actor: Actor,
     round_id: uuid.UUID | None = None,
     request_key: RequestKey | None = None,
-    before_staking: Callable[[], sql.Funding | None] | None = None,
+    funding: sql.Funding | None = None,
 ) -> Round:
     """Place a round of `main_bet` (and `tie_bet`) minor units at the table: deal it, and stake
     the bets from the wallet. Refused by the table (closed, another currency, the bets off its
@@ -224,14 +240,13 @@ def round_place(
     lock and in the staking transaction: concurrent rounds of one player cannot together overshoot
     a limit. `round_id`: the id chosen before (a seamless round's, which its debit carries).
     `request_key`: the API request's Idempotency-Key (core/idempotency.py `idempotent_folded`),
-    claimed in the first statement and its response stored in the second. `before_staking()` runs
-    with the seed pair held and the checks passed, before the stake is posted; what it returns (a
-    seamless round's acknowledged debit) is paid into the wallet by the statement that posts the
-    stake, in the same posting (its accounts locked together, after the seed pair, as every round
-    locks them; docs/ARCHITECTURE.md "Lock order")."""
+    claimed in the first statement and its response stored in the second. `funding`: a seamless
+    round's debit, answered 200 by the partner's wallet: the statement that posts the stake
+    acknowledges it (its row locked after the seed pair) and pays it into the wallet in the same
+    posting (its accounts locked together, after the seed pair, as every round locks them;
+    docs/ARCHITECTURE.md "Lock order")."""
     main, tie = main_bet, tie_bet
-    if not 1 <= table_id < 2**63:
-        raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
+    table_id_checked(table_id)
     with atomic_step():  # nested: a savepoint, so a refusal leaves the caller's transaction usable
         now = clock.now()  # protection's clock: limits and exclusions are read at this moment
         opened = _opened(player=player, table_id=table_id, at=now, request_key=request_key)
@@ -240,7 +255,6 @@ def round_place(
         protection_check_stake(
             player=player, amount=main + tie, guards=(opened.excluded, limits_by_kind_and_period(opened.limits))
         )
-        funding = before_staking() if before_staking is not None else None
         rules = table.rules
         nonce = pair.next_nonce
         round_id = round_id or uuid.uuid4()
@@ -354,6 +368,10 @@ def _raise_refusal(exc: DatabaseError) -> None:
         raise InsufficientFunds(gettext("the wallet does not hold enough money for this")) from None
     if sqlstate == sql.NOT_AWAITING_DECISION:
         raise RoundNotAwaitingDecision(gettext("the round is no longer awaiting a decision")) from None
+    if sqlstate == sql.DEBIT_GIVEN_UP:  # a seamless round's debit, given up by the sweeper meanwhile
+        raise wallet_debit_refusal(WalletCallStatus.FAILED) from None
+    if sqlstate == sql.DEBIT_REFUSED:
+        raise wallet_debit_refusal(WalletCallStatus.REFUSED) from None
     raise exc
 
 

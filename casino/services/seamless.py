@@ -25,7 +25,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -33,52 +33,63 @@ from accounts.models import Player
 from casino import sql
 from casino.models import Round, RoundStatus, WalletCall, WalletCallKind, WalletCallPurpose
 from casino.models import WalletCallStatus as Status
-from casino.services.rounds import round_decide, round_place, round_stake_check
+from casino.services.rounds import (
+    round_decide,
+    round_place,
+    round_stake_check,
+    round_stake_checks,
+    stake_guard_kinds,
+    table_id_checked,
+)
 from casino.services.wallets import (
     answered_balance,
     refused_for_funds,
     wallet_call_record,
+    wallet_debit_acknowledgement,
     wallet_debit_create,
     wallet_debit_give_up,
     wallet_debit_lease,
+    wallet_debit_refusal,
     wallet_debit_send,
     wallet_rollback_create,
 )
+from core import clock
 from core.actors import Actor
 from core.errors import (
     IdempotencyConflict,
     IdempotencyInFlight,
-    InsufficientFunds,
     NotFound,
     RoundNotAwaitingDecision,
     ServiceError,
-    WalletUnavailable,
 )
-from core.idempotency import KEEP_FOR
+from core.idempotency import KEEP_FOR, RequestKey
 from core.outbound import OutboundAnswer
-from ledger.services import partner_seamless_account_open, partner_seamless_post, seamless_accounts_lock
+from ledger.services import (
+    SEAMLESS_SHARDS,
+    partner_seamless_account_open,
+    partner_seamless_post,
+    seamless_accounts_lock,
+)
 
 
 @dataclass(frozen=True)
 class Debit:
-    """A debit the partner's wallet answered `200` to, not yet recorded as acknowledged."""
+    """A debit the partner's wallet answered `200` to, not yet recorded as acknowledged; a stake's
+    with the partner's seamless account (its shard) the debited amount is paid from."""
 
     call: WalletCall
     answer: OutboundAnswer
+    account_id: int | None = None
 
 
-def _refused(status: str) -> ServiceError:
-    """The request's refusal for a debit that ended `status` (refused for funds, or failed)."""
-    if status == Status.REFUSED:
-        return InsufficientFunds(gettext("the partner's wallet does not hold enough money for this"))
-    return WalletUnavailable(gettext("the partner's wallet did not confirm the debit; it is being rolled back"))
+_refused = wallet_debit_refusal  # the request's refusal for a debit that ended refused or failed
 
 
-def _debit(call: WalletCall) -> Debit:
+def _debit(call: WalletCall, *, account_id: int | None = None) -> Debit:
     """Step 2: the call, with no transaction open; a refusal or a failure recorded and raised."""
     answer = wallet_debit_send(call=call)
     if answered_balance(answer, sent=call.request_body) is not None:
-        return Debit(call, answer)
+        return Debit(call, answer, account_id)
     with transaction.atomic():
         held = WalletCall.objects.select_for_update(of=("self",)).select_related("player").get(pk=call.pk)
         if held.status == Status.PENDING:  # (not given up by the sweeper meanwhile)
@@ -113,28 +124,59 @@ def _stake_claim(*, player: Player, amount: int, scope: str, key: str, request_h
             if existing.status == Status.ACKNOWLEDGED:
                 raise IdempotencyInFlight()  # its request stored its answer with it: the caller looks again
             raise _refused(existing.status)
-        try:
-            with transaction.atomic():
-                return wallet_debit_create(
-                    player=player,
-                    round_id=uuid.uuid4(),
-                    purpose=WalletCallPurpose.STAKE,
-                    amount=amount,
-                    request_scope=scope,
-                    request_key=key,
-                    request_hash=request_hash,
-                )
-        except IntegrityError:
-            raise IdempotencyInFlight() from None  # a concurrent request with this key claimed it
+        return _stake_debit_create(player=player, amount=amount, scope=scope, key=key, request_hash=request_hash)
+
+
+def _stake_debit_create(*, player: Player, amount: int, scope: str, key: str, request_hash: str) -> WalletCall:
+    call = wallet_debit_create(
+        player=player,
+        round_id=uuid.uuid4(),
+        purpose=WalletCallPurpose.STAKE,
+        amount=amount,
+        request_scope=scope,
+        request_key=key,
+        request_hash=request_hash,
+    )
+    if call is None:
+        raise IdempotencyInFlight()  # a concurrent request with this key claimed it
+    return call
 
 
 def seamless_stake_debit(
-    *, player: Player, table_id: int, main_bet: int, tie_bet: int, scope: str, key: str, request_hash: str
+    *, player: Player, table_id: int, main_bet: int, tie_bet: int, request_key: RequestKey
 ) -> Debit:
-    """Steps 1 and 2 of placing a seamless round (the module's docstring)."""
-    round_stake_check(player=player, table_id=table_id, main_bet=main_bet, tie_bet=tie_bet)
-    call = _stake_claim(player=player, amount=main_bet + tie_bet, scope=scope, key=key, request_hash=request_hash)
-    return _debit(call)
+    """Steps 1 and 2 of placing a seamless round (the module's docstring). Step 1 is two statements,
+    each committed on its own (no transaction around them): the request's idempotency claim (its
+    nonce recorded) with what the checks read and whether this request made a debit already
+    (`sql.seamless_stake_open`); then, the checks passed, the pending debit and its audit event
+    (`wallet_debit_create`). A request whose debit exists (a retry), and a player's first round
+    (no seed pair yet), take the longer way: `round_stake_check`, then `_stake_claim`."""
+    table_id_checked(table_id)
+    scope, key, request_hash, amount = request_key.scope, request_key.key, request_key.request_hash, main_bet + tie_bet
+    shard = player.pk % SEAMLESS_SHARDS
+    opening = sql.seamless_stake_open(
+        claim=request_key.claim_params(),
+        player_id=player.pk,
+        currency=player.currency,
+        table_id=table_id,
+        guard_kinds=stake_guard_kinds(),
+        at=clock.now(),
+        request_scope=scope,
+        request_key=key,
+        partner_id=player.partner_id,
+        seamless_shard=shard,
+    )
+    request_key.claimed(opening.claim)  # leaves with the stored answer, or the key held by another request
+    account_id = opening.seamless_account_id
+    if account_id is None:  # the shard's first round: opened now
+        account_id = partner_seamless_account_open(partner=player.partner, player=player).id
+    if opening.opened is None or opening.debit_made:
+        round_stake_check(player=player, table_id=table_id, main_bet=main_bet, tie_bet=tie_bet)
+        call = _stake_claim(player=player, amount=amount, scope=scope, key=key, request_hash=request_hash)
+    else:
+        round_stake_checks(player=player, opened=opening.opened, table_id=table_id, main_bet=main_bet, tie_bet=tie_bet)
+        call = _stake_debit_create(player=player, amount=amount, scope=scope, key=key, request_hash=request_hash)
+    return _debit(call, account_id=account_id)
 
 
 def _acknowledge(debit: Debit) -> WalletCall:
@@ -177,26 +219,40 @@ def _funding_reason(call: WalletCall) -> str:
 
 
 def seamless_round_place(
-    *, debit: Debit, player: Player, table_id: int, main_bet: int, tie_bet: int, actor: Actor
+    *,
+    debit: Debit,
+    player: Player,
+    table_id: int,
+    main_bet: int,
+    tie_bet: int,
+    actor: Actor,
+    request_key: RequestKey | None = None,
 ) -> Round:
-    """Step 3 of placing a seamless round: inside the request's transaction, the debit acknowledged
-    with the player's seed pair held (the lock order of every round), then paid into the wallet
-    here by the statement that stakes it (casino/sql/ `Funding`: one posting, its accounts
-    locked together)."""
-
-    def fund() -> sql.Funding:
-        call = _acknowledge(debit)
-        account = partner_seamless_account_open(partner=call.partner, player=player)
-        return sql.Funding(key=_funding_key(call), reason=_funding_reason(call), account_id=account.id)
-
+    """Step 3 of placing a seamless round: inside the request's transaction, placed as any round
+    (two statements: `request_key`'s claim rides in the first, its stored answer in the last); the
+    statement that writes the round acknowledges the debit first (its row locked after the
+    player's seed pair, the lock order of every round) and pays it into the wallet here with the
+    stake (casino/sql/ `Funding`: one posting, its accounts locked together)."""
+    call = debit.call
+    account_id = debit.account_id
+    if account_id is None:
+        account_id = partner_seamless_account_open(partner=player.partner, player=player).id
+    funding = sql.Funding(
+        key=_funding_key(call),
+        reason=_funding_reason(call),
+        account_id=account_id,
+        debit_id=call.pk,
+        debit_answer=wallet_debit_acknowledgement(call, debit.answer),
+    )
     return round_place(
         player=player,
         table_id=table_id,
         main_bet=main_bet,
         tie_bet=tie_bet,
         actor=actor,
-        round_id=debit.call.round_id,
-        before_staking=fund,
+        round_id=call.round_id,
+        request_key=request_key,
+        funding=funding,
     )
 
 

@@ -42,7 +42,7 @@ from casino.models import WalletCallStatus as Status
 from casino.services.webhooks import webhook_create_for_round
 from core.after_commit import after_commit, task_enqueue
 from core.audit import audit_record
-from core.errors import WalletUnavailable
+from core.errors import InsufficientFunds, ServiceError, WalletUnavailable
 from core.models import AuditEvent
 from core.outbound import CONNECT_TIMEOUT_S, OutboundAnswer, outbound_post
 from core.parsers import json_loads_strict
@@ -233,9 +233,10 @@ def wallet_debit_create(
     request_scope: str = "",
     request_key: str = "",
     request_hash: str = "",
-) -> WalletCall:
-    """A pending debit (inside the caller's short transaction): the request making it holds it for
-    DEBIT_LEASE_S."""
+) -> WalletCall | None:
+    """A pending debit and its audit event, one statement (casino/sql/casino_wallet_debit_create.sql):
+    the request making it holds it for DEBIT_LEASE_S. None, with nothing written, when a debit of
+    the same request (`request_scope`, `request_key`) exists already."""
     transaction_id = transaction_id_for(round_id=round_id, purpose=purpose, attempt=attempt)
     body = {
         "transaction_id": transaction_id,
@@ -245,7 +246,8 @@ def wallet_debit_create(
         "round": str(round_id),
         "kind": purpose,
     }
-    call = WalletCall.objects.create(
+    now = timezone.now()
+    call = WalletCall(
         transaction_id=transaction_id,
         kind=WalletCallKind.DEBIT,
         purpose=purpose,
@@ -258,20 +260,33 @@ def wallet_debit_create(
         request_scope=request_scope,
         request_key=request_key,
         request_hash=request_hash,
-        next_attempt_at=timezone.now() + timedelta(seconds=DEBIT_LEASE_S),
+        next_attempt_at=now + timedelta(seconds=DEBIT_LEASE_S),
+        created_at=now,
     )
-    audit_record(
-        actor_type="system",
-        actor_id="seamless_wallet",
-        action="wallet_call.created",
-        obj_type="wallet_call",
-        obj_id=transaction_id,
-        kind="debit",
-        purpose=purpose,
-        amount=amount,
-        round=str(round_id),
-    )
+    if not sql.wallet_debit_create(call=call):
+        return None
+    call._state.adding = False  # it is a row now
     return call
+
+
+def wallet_debit_acknowledgement(call: WalletCall, answer: OutboundAnswer) -> dict:
+    """What a debit's `200` (a valid answer: `answered_balance`) writes when the statement that
+    places its round acknowledges it (casino/sql/casino_round_place.sql `p_debit_answer`): the same
+    attempt and fields as `wallet_call_record`."""
+    return {
+        "status_code": answer.status_code,
+        "error": _storable(answer.error)[:300],
+        "answer": _storable(answer.body.decode("utf-8", "replace")[:ANSWER_KEPT_CHARS]),
+        "duration_ms": answer.duration_ms,
+        "balance": answered_balance(answer, sent=call.request_body),
+    }
+
+
+def wallet_debit_refusal(status: str) -> ServiceError:
+    """The request's refusal for a debit that ended `status` (refused for funds, or failed)."""
+    if status == Status.REFUSED:
+        return InsufficientFunds(gettext("the partner's wallet does not hold enough money for this"))
+    return WalletUnavailable(gettext("the partner's wallet did not confirm the debit; it is being rolled back"))
 
 
 def wallet_debit_lease(call: WalletCall) -> None:

@@ -100,6 +100,80 @@ def round_open_claiming(
 
 
 @functools.cache
+def _seamless_stake_open_sql() -> str:
+    # As `_round_open_claiming_sql`, and with it (read only if the claim took the key and found no
+    # response) whether a debit was made for this request already, and the shard of the partner's
+    # seamless account that the player's money moves through.
+    opened = _round_open_sql(gate=" AND claim.free AND claim.request_hash IS NULL")
+    return (
+        f"SELECT {core_sql.IDEMPOTENCY_CLAIM_COLUMNS}, o.*, d.debit_made, s.id"
+        f" FROM {core_sql.IDEMPOTENCY_CLAIM_FROM}"
+        f" LEFT JOIN LATERAL ({opened}) AS o ON true"
+        " LEFT JOIN LATERAL (SELECT EXISTS (SELECT FROM casino_walletcall c WHERE c.request_scope = %s"
+        " AND c.request_key = %s AND c.request_key <> '') AS debit_made"
+        " WHERE claim.free AND claim.request_hash IS NULL) AS d ON true"
+        " LEFT JOIN ledger_account s ON s.kind = 'partner_seamless' AND s.partner_id = %s AND s.currency = %s"
+        " AND s.shard = %s"
+    )
+
+
+class StakeOpening(NamedTuple):
+    claim: tuple  # the claim's columns, core.sql.IDEMPOTENCY_CLAIM_COLUMNS (RequestKey.claimed reads them)
+    opened: Opened | None  # None: the claim did not take the key, or as `round_open`
+    debit_made: bool  # a debit of this request exists already (its first attempt died, or runs still)
+    seamless_account_id: int | None  # None: the partner's seamless account has no such shard yet
+
+
+def seamless_stake_open(
+    *,
+    claim: list,
+    player_id: int,
+    currency: str,
+    table_id: int,
+    guard_kinds: list[str],
+    at: datetime,
+    request_scope: str,
+    request_key: str,
+    partner_id: int,
+    seamless_shard: int,
+) -> StakeOpening:
+    """The first statement of a seamless stake, before the partner's wallet is called: the request's
+    idempotency claim (its nonce recorded), what the round's checks need (as `round_open_claiming`),
+    whether this request made a debit already, and the partner's seamless account's shard."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _seamless_stake_open_sql(),
+            [
+                *claim,
+                table_id,
+                guard_kinds,
+                at,
+                currency,
+                player_id,
+                request_scope,
+                request_key,
+                partner_id,
+                currency,
+                seamless_shard,
+            ],
+        )
+        row = cursor.fetchone()
+    width = core_sql.IDEMPOTENCY_CLAIM_COLUMN_COUNT
+    return StakeOpening(row[:width], _opened(row[width:-2]), bool(row[-2]), row[-1])
+
+
+WALLET_DEBIT_CREATE = "SELECT casino_wallet_debit_create(%s::jsonb)"
+
+
+def wallet_debit_create(*, call: WalletCall) -> bool:
+    """Write a pending debit and its audit event (casino/sql/casino_wallet_debit_create.sql); False,
+    with nothing written, if a debit of the same request (scope and key) exists already."""
+    with connection.cursor() as cursor:
+        cursor.execute(WALLET_DEBIT_CREATE, [json.dumps(row_json(call))])
+        return bool(cursor.fetchone()[0])
+
+
+@functools.cache
 def _rounds_for_decision_sql(skip_locked: bool, several: bool = False) -> str:
     return (
         f"SELECT {select_list(Round, 'r')}, {select_list(SeedPair, 'sp')}, {select_list(Player, 'p')}, a.wallet_id,"
@@ -147,17 +221,23 @@ def rounds_for_decision(*, round_ids: list[uuid.UUID], status: str) -> list[ForD
         return [_for_decision(row) for row in cursor.fetchall()]
 
 
-ROUND_PLACE = "SELECT casino_round_place(%s::jsonb, %s::jsonb, %s, %s, %s, %s, %s, %s, %s, %s)"
+ROUND_PLACE = "SELECT casino_round_place(%s::jsonb, %s::jsonb, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb)"
 ROUND_PLACE_STORING = f"{ROUND_PLACE}, {core_sql.IDEMPOTENCY_STORE_CALL}"
+# SQLSTATEs of a seamless round's debit found no longer pending when the round is placed.
+DEBIT_GIVEN_UP = "CSN04"
+DEBIT_REFUSED = "CSN05"
 
 
 class Funding(NamedTuple):
-    """A seamless stake's funding: the acknowledged debit paid from the partner's seamless account
-    (`account_id`) into the wallet, posted with the stake."""
+    """A seamless stake's funding: the debit the partner answered 200 to (`debit_id`, its answer
+    `debit_answer`: status_code, error, answer, duration_ms, balance), acknowledged and paid from
+    the partner's seamless account (`account_id`) into the wallet, posted with the stake."""
 
     key: str
     reason: str
     account_id: int
+    debit_id: uuid.UUID
+    debit_answer: dict
 
 
 def round_place(
@@ -173,10 +253,12 @@ def round_place(
     funding: Funding | None = None,
 ) -> bool | None:
     """Write a dealt round: its nonce counted, the round, its audit event, its stake posted (after
-    its `funding`, if given, in the same posting; casino/sql/casino_round_place.sql); with `store`
+    its `funding`, if given, in the same posting, its debit acknowledged first;
+    casino/sql/casino_round_place.sql); with `store`
     (the parameters of core.sql's store), the request's response stored in the same statement, and
     whether it was (False: a response was stored already). Raises a DatabaseError with SQLSTATE
-    NONCE_TAKEN, or the ledger's INSUFFICIENT_FUNDS, having written nothing."""
+    NONCE_TAKEN, DEBIT_GIVEN_UP, DEBIT_REFUSED or the ledger's INSUFFICIENT_FUNDS, having written
+    nothing."""
     params = [
         json.dumps(row_json(round_)),
         json.dumps(audit),
@@ -185,7 +267,9 @@ def round_place(
         wallet_id,
         in_play_id,
         stake,
-        *(funding or (None, None, None)),
+        *((funding.key, funding.reason, funding.account_id) if funding else (None, None, None)),
+        funding.debit_id if funding else None,
+        json.dumps(funding.debit_answer) if funding else None,
     ]
     with connection.cursor() as cursor:
         if store is None:

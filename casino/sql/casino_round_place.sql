@@ -1,4 +1,4 @@
-CREATE OR REPLACE FUNCTION casino_round_place(p_round jsonb, p_audit jsonb, p_stake_key text, p_stake_reason text, p_wallet bigint, p_in_play bigint, p_stake bigint, p_funding_key text DEFAULT NULL, p_funding_reason text DEFAULT NULL, p_funding_account bigint DEFAULT NULL)
+CREATE OR REPLACE FUNCTION casino_round_place(p_round jsonb, p_audit jsonb, p_stake_key text, p_stake_reason text, p_wallet bigint, p_in_play bigint, p_stake bigint, p_funding_key text DEFAULT NULL, p_funding_reason text DEFAULT NULL, p_funding_account bigint DEFAULT NULL, p_debit uuid DEFAULT NULL, p_debit_answer jsonb DEFAULT NULL)
  RETURNS void
  LANGUAGE plpgsql
 AS $function$
@@ -6,11 +6,36 @@ AS $function$
 -- the wallet into money in play. With p_funding_key (a seamless round), the stake is first paid
 -- into the wallet from the partner's seamless account p_funding_account (the debit the partner
 -- acknowledged): both entries posted by one call of ledger_post_entries, their accounts locked
--- together in primary-key order.
+-- together in primary-key order. With p_debit (that debit's wallet call, answered 200 with
+-- p_debit_answer: its status_code, error, answer, duration_ms and balance), the debit is first
+-- acknowledged: its row locked (after the seed pair, as every round locks them), its attempt and
+-- audit event written; a debit no longer pending (the sweeper gave it up) refuses the round with
+-- CSN04 (CSN05: it was refused for funds), having written nothing.
 DECLARE
     v casino_round := jsonb_populate_record(NULL::casino_round, p_round);
     v_refused text;
+    v_debit casino_walletcall;
 BEGIN
+    IF p_debit IS NOT NULL THEN
+        SELECT * INTO v_debit FROM casino_walletcall WHERE id = p_debit FOR UPDATE;
+        IF v_debit.status IS DISTINCT FROM 'pending' THEN
+            RAISE EXCEPTION 'debit % is %', p_debit, coalesce(v_debit.status, 'missing')
+                USING ERRCODE = CASE WHEN v_debit.status = 'refused' THEN 'CSN05' ELSE 'CSN04' END;
+        END IF;
+        INSERT INTO casino_walletcallattempt (call_id, attempted_at, status_code, error, answer, duration_ms)
+        VALUES (p_debit, statement_timestamp(), (p_debit_answer->>'status_code')::smallint, p_debit_answer->>'error',
+                p_debit_answer->>'answer', (p_debit_answer->>'duration_ms')::integer);
+        UPDATE casino_walletcall
+           SET status = 'acknowledged', attempts = attempts + 1,
+               last_status_code = (p_debit_answer->>'status_code')::smallint, last_error = p_debit_answer->>'error',
+               last_answer = p_debit_answer->>'answer', latency_ms = (p_debit_answer->>'duration_ms')::integer,
+               partner_balance = (p_debit_answer->>'balance')::bigint, answered_at = statement_timestamp()
+         WHERE id = p_debit;
+        PERFORM core_audit_record('system', 'seamless_wallet', 'wallet_call.acknowledged', 'wallet_call',
+                                  v_debit.transaction_id,
+                                  jsonb_build_object('kind', v_debit.kind, 'amount', v_debit.amount,
+                                                     'status_code', (p_debit_answer->>'status_code')::integer));
+    END IF;
     UPDATE casino_seedpair SET next_nonce = next_nonce + 1 WHERE id = v.seed_pair_id AND next_nonce = v.nonce;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'nonce % of seed pair % was taken', v.nonce, v.seed_pair_id USING ERRCODE = 'CSN01';
