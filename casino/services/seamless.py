@@ -79,6 +79,7 @@ class Debit:
 
     call: WalletCall
     answer: OutboundAnswer
+    balance: int  # the player's at the partner, as the answer said
     account_id: int | None = None
 
 
@@ -88,8 +89,9 @@ _refused = wallet_debit_refusal  # the request's refusal for a debit that ended 
 def _debit(call: WalletCall, *, account_id: int | None = None) -> Debit:
     """Step 2: the call, with no transaction open; a refusal or a failure recorded and raised."""
     answer = wallet_debit_send(call=call)
-    if answered_balance(answer, sent=call.request_body) is not None:
-        return Debit(call, answer, account_id)
+    balance = answered_balance(answer, sent=call.request_body)
+    if balance is not None:
+        return Debit(call, answer, balance, account_id)
     with transaction.atomic():
         held = WalletCall.objects.select_for_update(of=("self",)).select_related("player").get(pk=call.pk)
         if held.status == Status.PENDING:  # (not given up by the sweeper meanwhile)
@@ -242,7 +244,7 @@ def seamless_round_place(
         reason=_funding_reason(call),
         account_id=account_id,
         debit_id=call.pk,
-        debit_answer=wallet_debit_acknowledgement(call, debit.answer),
+        debit_answer=wallet_debit_acknowledgement(debit.answer, balance=debit.balance),
     )
     return round_place(
         player=player,

@@ -121,31 +121,35 @@ def _answer_json(answer: OutboundAnswer) -> dict | None:
     return parsed if isinstance(parsed, dict) else None
 
 
+def _answer_checked(answer: OutboundAnswer, *, sent: dict) -> tuple[str, int | None]:
+    """(why `answer` is not a usable `200 {"balance": <int>}` to the call whose body was `sent`, or
+    "" when it is one; the balance it says, when it is one), the body parsed once."""
+    if answer.status_code != 200 or not answer.ok:
+        return answer.error or f"HTTP {answer.status_code}", None
+    found = _answer_json(answer)
+    if found is None:
+        return "the answer is not a JSON object (UTF-8, no NUL, no key twice)", None
+    balance = found.get("balance")
+    if type(balance) is not int:
+        return "the answer has no integer balance", None
+    if not 0 <= balance <= MAX_PARTNER_BALANCE:
+        return f"the answer's balance is not from 0 to {MAX_PARTNER_BALANCE}", None
+    for name in ECHOED_FIELDS:
+        if name in found and name in sent and (type(found[name]) is not type(sent[name]) or found[name] != sent[name]):
+            return f"the answer's {name} is not the call's", None
+    return "", balance
+
+
 def wallet_answer_problem(answer: OutboundAnswer, *, sent: dict) -> str:
     """Why `answer` is not a usable `200 {"balance": <int>}` to the call whose body was `sent`;
     "" when it is one."""
-    if answer.status_code != 200 or not answer.ok:
-        return answer.error or f"HTTP {answer.status_code}"
-    found = _answer_json(answer)
-    if found is None:
-        return "the answer is not a JSON object (UTF-8, no NUL, no key twice)"
-    balance = found.get("balance")
-    if type(balance) is not int:
-        return "the answer has no integer balance"
-    if not 0 <= balance <= MAX_PARTNER_BALANCE:
-        return f"the answer's balance is not from 0 to {MAX_PARTNER_BALANCE}"
-    for name in ECHOED_FIELDS:
-        if name in found and name in sent and (type(found[name]) is not type(sent[name]) or found[name] != sent[name]):
-            return f"the answer's {name} is not the call's"
-    return ""
+    return _answer_checked(answer, sent=sent)[0]
 
 
 def answered_balance(answer: OutboundAnswer, *, sent: dict) -> int | None:
     """The player's balance from a valid `200 {"balance": <int>}` to the call `sent`; None for any
     other answer (`wallet_answer_problem`)."""
-    if wallet_answer_problem(answer, sent=sent):
-        return None
-    return _answer_json(answer)["balance"]
+    return _answer_checked(answer, sent=sent)[1]
 
 
 def refused_for_funds(answer: OutboundAnswer) -> bool:
@@ -174,7 +178,7 @@ def wallet_balance_get(*, player: Player) -> int:
 def _answer_applied(call: WalletCall, answer: OutboundAnswer, *, status: str | None) -> WalletCallAttempt:
     """What an attempt and its answer change in the call (in memory), and the attempt's row (unsaved)."""
     text = _storable(answer.body.decode("utf-8", "replace")[:ANSWER_KEPT_CHARS])
-    problem = wallet_answer_problem(answer, sent=call.request_body)
+    problem, balance = _answer_checked(answer, sent=call.request_body)
     error = _storable(answer.error or problem)[:300]  # a 200 that is no usable answer says why
     call.attempts += 1
     call.last_status_code = answer.status_code
@@ -182,7 +186,7 @@ def _answer_applied(call: WalletCall, answer: OutboundAnswer, *, status: str | N
     call.last_answer = text
     call.latency_ms = answer.duration_ms
     if not problem:
-        call.partner_balance = answered_balance(answer, sent=call.request_body)
+        call.partner_balance = balance
     if status is not None:
         call.status = status
         call.answered_at = timezone.now()
@@ -269,16 +273,16 @@ def wallet_debit_create(
     return call
 
 
-def wallet_debit_acknowledgement(call: WalletCall, answer: OutboundAnswer) -> dict:
-    """What a debit's `200` (a valid answer: `answered_balance`) writes when the statement that
-    places its round acknowledges it (casino/sql/casino_round_place.sql `p_debit_answer`): the same
-    attempt and fields as `wallet_call_record`."""
+def wallet_debit_acknowledgement(answer: OutboundAnswer, *, balance: int) -> dict:
+    """What a debit's `200` (a valid answer, saying `balance`: `answered_balance`) writes when the
+    statement that places its round acknowledges it (casino/sql/casino_round_place.sql
+    `p_debit_answer`): the same attempt and fields as `wallet_call_record`."""
     return {
         "status_code": answer.status_code,
         "error": _storable(answer.error)[:300],
         "answer": _storable(answer.body.decode("utf-8", "replace")[:ANSWER_KEPT_CHARS]),
         "duration_ms": answer.duration_ms,
-        "balance": answered_balance(answer, sent=call.request_body),
+        "balance": balance,
     }
 
 
