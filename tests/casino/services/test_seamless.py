@@ -21,9 +21,11 @@ import pytest
 from django.core.management import call_command
 from django.db import OperationalError, connection, connections
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 import casino.api.rounds
+import casino.services.seamless
 from accounts.models import Partner, Player
 from casino.models import Round, RoundStatus, WalletCall
 from casino.services import wallets
@@ -38,6 +40,7 @@ from casino.services.wallets import (
     wallet_debit_send,
 )
 from core.actors import Actor
+from core.models import AuditEvent
 from ledger.models import Account, AccountKind, JournalEntry
 from ledger.verification import ledger_verify
 from protection.models import ExclusionKind
@@ -411,6 +414,78 @@ def _others_states() -> list[str]:
             " AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
         )
         return [state for (state,) in cursor.fetchall()]
+
+
+def test_placing_a_seamless_round_stays_within_its_statement_budget(seamless, table):
+    """docs/BENCHMARKS.md (issue 34): before the wallet's call, two statements each committed on
+    its own: the Idempotency-Key's claim (the nonce recorded with it) with what the checks read,
+    then the pending debit and its audit event; after the call, one transaction of two statements:
+    the claim again with the round's reads under the seed pair's lock, then the debit acknowledged,
+    the round written, its funding and stake posted and the answer stored. No savepoint."""
+    _partner, api, wallet = seamless
+    set_next_round(_player(), tie=False, player_wins=True)
+    assert place(api, key="warm", table=table).status_code == 201  # the seed pair exists from here on
+    set_next_round(_player(), tie=False, player_wins=True)
+    with CaptureQueriesContext(connection) as statements:
+        answer = place(api, key="counted", table=table)
+    assert answer.status_code == 201, answer.content
+    sql = [q["sql"] for q in statements.captured_queries]
+    first_commit = [q.split(" ", 1)[0] for q in sql].index("COMMIT")
+    assert [q.split(" ", 1)[0] for q in sql[: first_commit + 1]] == [
+        "SELECT",
+        "SELECT",
+        "BEGIN",
+        "SELECT",
+        "SELECT",
+        "COMMIT",
+    ]
+    assert "core_idempotency_claim" in sql[0] and "casino_walletcall" in sql[0]
+    assert sql[1].startswith("SELECT casino_wallet_debit_create(")
+    assert "core_idempotency_claim" in sql[3]
+    assert sql[4].startswith("SELECT casino_round_place(") and "core_idempotency_store" in sql[4]
+    assert not [q for q in sql if "SAVEPOINT" in q]
+    # What the folded statements wrote is what the ORM wrote before them.
+    debit = WalletCall.objects.get(kind="debit", round_id=answer.json()["id"])
+    assert debit.status == "acknowledged" and debit.attempts == 1 and debit.last_status_code == 200
+    assert debit.last_error == "" and debit.partner_balance == 100_000 - 2 * 1_000 + 2_000
+    assert json.loads(debit.last_answer)["balance"] == debit.partner_balance
+    assert debit.answered_at is not None and debit.latency_ms is not None
+    assert debit.request_scope == f"partner:{_partner.pk}" and debit.request_key == "counted"
+    assert [(a.status_code, a.error) for a in debit.attempt_log.all()] == [(200, "")]
+    events = AuditEvent.objects.filter(object_type="wallet_call", object_id=debit.transaction_id).order_by("id")
+    assert [(e.action, e.data) for e in events] == [
+        ("wallet_call.created", {"kind": "debit", "purpose": "stake", "amount": 1_000, "round": str(debit.round_id)}),
+        ("wallet_call.acknowledged", {"kind": "debit", "amount": 1_000, "status_code": 200}),
+    ]
+    assert len(calls_named(wallet, "debit")) == 2
+    _books_whole()
+
+
+def test_a_debit_given_up_while_its_answer_came_refuses_the_round_and_is_rolled_back_once(seamless, table, monkeypatch):
+    """The sweeper gave the debit up (its lease ran out) between the partner's 200 and the
+    statement that places the round: that statement finds it no longer pending and writes nothing;
+    the request is `503 wallet_unavailable`, and the debit is rolled back once (by the sweeper)."""
+    _partner, api, wallet = seamless
+    real = casino.services.seamless.wallet_debit_send
+
+    def answered_then_given_up(*, call):
+        answer = real(call=call)
+        debits_given_up_now()  # the sweeper, meanwhile
+        return answer
+
+    monkeypatch.setattr(casino.services.seamless, "wallet_debit_send", answered_then_given_up)
+    answer = place(api, key="r-given-up", table=table)
+    assert answer.status_code == 503 and answer.json()["code"] == "wallet_unavailable", answer.content
+    assert not Round.objects.exists()
+    debit = WalletCall.objects.get(kind="debit")
+    assert debit.status == "failed" and not debit.attempt_log.exists()
+    assert WalletCall.objects.get(kind="rollback").status == "acknowledged"
+    assert wallet.balance(player=PLAYER, currency="EUR") == 100_000
+    assert not JournalEntry.objects.exists()
+    monkeypatch.setattr(casino.services.seamless, "wallet_debit_send", real)
+    again = place(api, key="r-given-up", table=table)
+    assert again.status_code == 503 and again["Idempotent-Replayed"] == "true"
+    assert len(calls_named(wallet, "debit")) == 1 and len(calls_named(wallet, "rollback")) == 1
 
 
 # --- protection: ours, before the debit -----------------------------------------------------------
