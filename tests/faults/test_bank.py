@@ -209,11 +209,16 @@ def test_money_holds_while_the_parts_of_the_service_fail(cluster, seamless_walle
                 {"action": "surrender"},
                 key=f"probe-decide-{time.monotonic_ns()}",
             )
-        wait_for(
-            lambda: probe_api.once("GET", f"/api/v1/rounds/{placed.body['id']}/").body.get("status") == "settled",
-            within=HEAL_WITHIN_S,
-            what="a round placed after the fault settled",
-        )
+        try:
+            wait_for(
+                lambda: probe_api.once("GET", f"/api/v1/rounds/{placed.body['id']}/").body.get("status") == "settled",
+                within=HEAL_WITHIN_S,
+                what="a round placed after the fault settled",
+            )
+        except AssertionError as unsettled:
+            # Which part did not heal is in the logs of the processes that settle: show them.
+            logs = "\n".join(f"--- {name}.log\n{cluster.log_tail(name)}" for name in ("worker", "beat"))
+            raise AssertionError(f"{unsettled}\n{logs}") from None
         return time.monotonic() - since
 
     heals: list[Heal] = []
