@@ -364,6 +364,20 @@ def _nonce_recorded(nonce: SignedNonce | None) -> Iterator[None]:
         nonce_claim(nonce)
 
 
+def _replay_once_stored(
+    in_flight: IdempotencyInFlight, *, scope: str, key: str, request_hash: str, nonce: SignedNonce | None
+) -> Response:
+    """The outside call answered `in_flight`: the first request with this key may have stored its
+    answer by now, so look again (recording `nonce` if it is not yet). Its replay, or `in_flight`
+    again: about a first request that has not stored its response, with nothing to store."""
+    with transaction.atomic():
+        replay = _claim(scope, key, request_hash, nonce)
+    _committed(nonce)
+    if replay is None:
+        raise in_flight
+    return replay
+
+
 def idempotent_around_call(
     request,
     *,
@@ -391,12 +405,8 @@ def idempotent_around_call(
             return replay
         try:
             outcome = call(key, request_hash)
-        except IdempotencyInFlight:
-            with transaction.atomic():  # the first request may have stored its answer by now: look again
-                replay = _claim(scope, key, request_hash, None)
-            if replay is not None:
-                return replay
-            raise  # about a first request with this key that has not stored its response: nothing to store
+        except IdempotencyInFlight as in_flight:
+            return _replay_once_stored(in_flight, scope=scope, key=key, request_hash=request_hash, nonce=None)
         except IdempotencyConflict:
             raise
         except ServiceError as exc:
@@ -442,13 +452,8 @@ def idempotent_folded_around_call(
             if answered.error is not None:
                 raise answered.error from None
             return answered.response
-        except IdempotencyInFlight:
-            with transaction.atomic():  # the first request may have stored its answer by now: look again
-                replay = _claim(scope, key, request_hash, nonce)
-            _committed(nonce)
-            if replay is not None:
-                return replay
-            raise  # about a first request with this key that has not stored its response: nothing to store
+        except IdempotencyInFlight as in_flight:
+            return _replay_once_stored(in_flight, scope=scope, key=key, request_hash=request_hash, nonce=nonce)
         except IdempotencyConflict:
             raise
         except ServiceError as exc:
