@@ -61,3 +61,17 @@ class Posting(models.Model):
     entry = models.ForeignKey(Entry, on_delete=models.PROTECT)
     account = models.ForeignKey(Account, on_delete=models.PROTECT)
     amount = models.BigIntegerField()
+
+
+class WalletCall(models.Model):
+    """The `seamless` step: a call to the partner's wallet, recorded pending before it is made (so a
+    crash after the call can be rolled back) and acknowledged when the partner answers 200."""
+
+    transaction_id = models.CharField(max_length=64, unique=True)
+    kind = models.CharField(max_length=8)  # debit, credit
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT)
+    bet = models.ForeignKey(Bet, null=True, on_delete=models.PROTECT)
+    amount = models.BigIntegerField()
+    status = models.CharField(max_length=16, default="pending")
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True)

@@ -6,6 +6,9 @@ import os
 import tempfile
 
 GUARANTEES = {g for g in os.environ.get("FLOOR_PLUS", "").split(",") if g}
+# The `seamless` step's partner wallet (benchmarks/floor_guarantees.py starts it)
+FLOOR_PLUS_WALLET = os.environ.get("FLOOR_PLUS_WALLET", "")
+FLOOR_PLUS_WALLET_SECRET = os.environ.get("FLOOR_PLUS_WALLET_SECRET", "")
 SECRET_KEY = "floor-plus-benchmark-" + "x" * 40
 DEBUG = False
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
