@@ -458,8 +458,10 @@ def wallet_call_send(*, call_id: uuid.UUID | str) -> bool:
 # --- Credits, in batches ---------------------------------------------------------------------------
 # Settlement records a batch of rounds' credits in one statement (casino/sql/casino_rounds_settle.sql)
 # and asks for one sender after its commit. A sender takes every credit due (a batch, leased so no
-# other sender takes it), sends them CREDITS_IN_FLIGHT at a time over kept-alive connections with no
-# transaction, lock or connection of ours held, and records every answer in one transaction.
+# other sender takes it; one statement, sql.credits_claim), sends them CREDITS_IN_FLIGHT at a time over
+# kept-alive connections with no transaction, lock or connection of ours held, and records every
+# answer in one statement (casino/sql/casino_credits_record.sql: the ORM's statements and model
+# instances per batch were most of a seamless round's CPU in the worker, docs/BENCHMARKS.md).
 
 SEND_CREDITS_TASK = "casino.send_credits"  # casino/tasks.py
 CREDITS_IN_FLIGHT = 16  # core/outbound.py keeps 16 connections per partner address
