@@ -19,9 +19,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from casino import sql
-from casino.models import Round
 from casino.services.wallets import wallet_credits_enqueue
-from casino.services.webhooks import webhook_create_for_round
+from casino.services.webhooks import webhooks_create_for_rounds
 from core.after_commit import after_commit
 from core.cache import cache_window_open
 
@@ -108,10 +107,7 @@ def _settle(*, ids: list[uuid.UUID] | None, resolved_before: datetime | None, li
     them. The credits go out after commit, as one batch (casino/services/wallets.py)."""
     with transaction.atomic():
         settled = sql.rounds_settle(ids=ids, resolved_before=resolved_before, limit=limit)
-        for_webhooks = [round_id for round_id, partner_id in settled.rounds if partner_id is not None]
-        if for_webhooks:
-            for round_ in Round.objects.filter(pk__in=for_webhooks).select_related("player__partner", "seed_pair"):
-                webhook_create_for_round(round_)
+        webhooks_create_for_rounds([round_id for round_id, partner_id in settled.rounds if partner_id is not None])
         if settled.credits:
             after_commit(wallet_credits_enqueue, what=f"queueing {len(settled.credits)} credits")
     return settled

@@ -37,9 +37,9 @@ from django.utils.translation import gettext
 
 from accounts.models import Partner, Player
 from casino import sql
-from casino.models import Round, RoundStatus, WalletCall, WalletCallAttempt, WalletCallKind, WalletCallPurpose
+from casino.models import WalletCall, WalletCallAttempt, WalletCallKind, WalletCallPurpose
 from casino.models import WalletCallStatus as Status
-from casino.services.webhooks import webhook_create_for_round
+from casino.services.webhooks import webhooks_create_for_rounds
 from core.after_commit import after_commit, task_enqueue
 from core.audit import audit_record
 from core.errors import InsufficientFunds, ServiceError, WalletUnavailable
@@ -175,11 +175,17 @@ def wallet_balance_get(*, player: Player) -> int:
 # --- Recording calls -------------------------------------------------------------------------------
 
 
+def _answer_kept(answer: OutboundAnswer, *, problem: str) -> tuple[str, str]:
+    """(the answer's text, the attempt's error) as a call keeps them: a 200 that is no usable
+    answer says why (`problem`)."""
+    text = _storable(answer.body.decode("utf-8", "replace")[:ANSWER_KEPT_CHARS])
+    return text, _storable(answer.error or problem)[:300]
+
+
 def _answer_applied(call: WalletCall, answer: OutboundAnswer, *, status: str | None) -> WalletCallAttempt:
     """What an attempt and its answer change in the call (in memory), and the attempt's row (unsaved)."""
-    text = _storable(answer.body.decode("utf-8", "replace")[:ANSWER_KEPT_CHARS])
     problem, balance = _answer_checked(answer, sent=call.request_body)
-    error = _storable(answer.error or problem)[:300]  # a 200 that is no usable answer says why
+    text, error = _answer_kept(answer, problem=problem)
     call.attempts += 1
     call.last_status_code = answer.status_code
     call.last_error = error
@@ -193,6 +199,33 @@ def _answer_applied(call: WalletCall, answer: OutboundAnswer, *, status: str | N
     return WalletCallAttempt(
         call=call, status_code=answer.status_code, error=error, answer=text, duration_ms=answer.duration_ms
     )
+
+
+def _call_answer(call: sql.ClaimedCall, answer: OutboundAnswer) -> sql.CallAnswer:
+    """What recording `answer` to the claimed `call` writes (sql.credits_record): the same attempt
+    and fields as `_answer_applied`; acknowledged when the answer is usable, else attempted again
+    after its backoff (the call's attempts cannot change while it is leased to its sender)."""
+    problem, balance = _answer_checked(answer, sent=call.request_body)
+    text, error = _answer_kept(answer, problem=problem)
+    return sql.CallAnswer(
+        call_id=call.id,
+        status_code=answer.status_code,
+        error=error,
+        answer=text,
+        duration_ms=answer.duration_ms,
+        balance=None if problem else balance,
+        acknowledged=not problem,
+        next_attempt_at=timezone.now() + timedelta(seconds=backoff_seconds(call.attempts + 1)),
+    )
+
+
+def _calls_record(answers: list[sql.CallAnswer]) -> list[sql.CallRecorded]:
+    """One transaction: the answers recorded and the acknowledged credits' rounds settled, in one
+    statement; then the webhooks of the rounds whose partner takes them."""
+    with transaction.atomic():
+        recorded = sql.credits_record(answers=answers)
+        webhooks_create_for_rounds([r.settled_round for r in recorded if r.webhook_partner is not None])
+    return recorded
 
 
 RECORDED_FIELDS = [
@@ -403,70 +436,32 @@ def wallet_call_send(*, call_id: uuid.UUID | str) -> bool:
 
     answer = wallet_post(partner=call.partner, name=call.kind, nonce=call.transaction_id, body=call.request_body)
 
-    acknowledged = not wallet_answer_problem(answer, sent=call.request_body)
+    claimed = sql.ClaimedCall(
+        call.pk,
+        call.kind,
+        call.transaction_id,
+        call.request_body,
+        call.attempts,
+        call.partner.wallet_url,
+        call.partner.secret,
+    )
 
     def record() -> bool:
-        with transaction.atomic():
-            held = WalletCall.objects.select_for_update(of=("self",)).select_related("player__partner").get(pk=call.pk)
-            if held.status != Status.PENDING:
-                return held.status == Status.ACKNOWLEDGED
-            if acknowledged:
-                wallet_call_record(held, answer, status=Status.ACKNOWLEDGED)
-                if held.kind == WalletCallKind.CREDIT:
-                    _round_settled(held)
-            else:
-                wallet_call_record(held, answer, status=None)
-                held.next_attempt_at = timezone.now() + timedelta(seconds=backoff_seconds(held.attempts))
-                held.save(update_fields=["next_attempt_at"])
-        return acknowledged
+        (recorded,) = _calls_record([_call_answer(claimed, answer)])
+        return recorded.status == Status.ACKNOWLEDGED
 
     # The connection may have been cut while the wallet answered (a restart, a failover, a
     # terminated backend): the answer is recorded on a new one, rather than waiting out the lease.
     return retried_on_lost_connection(record, what=f"recording {call.transaction_id}")
 
 
-def _round_settled(credit: WalletCall) -> None:
-    """The partner acknowledged the round's credit: the round is settled, its webhook follows."""
-    _rounds_settled([credit])
-
-
-def _rounds_settled(credits: list[WalletCall]) -> None:
-    """Inside the transaction that recorded these acknowledged credits: their rounds settled (in
-    one statement), each with its audit event and its webhook."""
-    by_round = {credit.round_id: credit for credit in credits}
-    rounds = list(
-        Round.objects.select_for_update(of=("self",))
-        .select_related("player__partner", "seed_pair")
-        .filter(pk__in=list(by_round), status=RoundStatus.RESOLVED)
-        .order_by("pk")
-    )
-    if not rounds:
-        return
-    now = timezone.now()
-    Round.objects.filter(pk__in=[round_.pk for round_ in rounds]).update(status=RoundStatus.SETTLED, settled_at=now)
-    AuditEvent.objects.bulk_create(
-        [
-            AuditEvent(
-                actor_type="system",
-                actor_id="settlement",
-                action="round.settled",
-                object_type="round",
-                object_id=str(round_.id),
-                data={"payout": round_.payout, "credit": by_round[round_.id].transaction_id},
-            )
-            for round_ in rounds
-        ]
-    )
-    for round_ in rounds:
-        round_.status, round_.settled_at = RoundStatus.SETTLED, now
-        webhook_create_for_round(round_)
-
-
 # --- Credits, in batches ---------------------------------------------------------------------------
 # Settlement records a batch of rounds' credits in one statement (casino/sql/casino_rounds_settle.sql)
 # and asks for one sender after its commit. A sender takes every credit due (a batch, leased so no
-# other sender takes it), sends them CREDITS_IN_FLIGHT at a time over kept-alive connections with no
-# transaction, lock or connection of ours held, and records every answer in one transaction.
+# other sender takes it; one statement, sql.credits_claim), sends them CREDITS_IN_FLIGHT at a time over
+# kept-alive connections with no transaction, lock or connection of ours held, and records every
+# answer in one statement (casino/sql/casino_credits_record.sql: the ORM's statements and model
+# instances per batch were most of a seamless round's CPU in the worker, docs/BENCHMARKS.md).
 
 SEND_CREDITS_TASK = "casino.send_credits"  # casino/tasks.py
 CREDITS_IN_FLIGHT = 16  # core/outbound.py keeps 16 connections per partner address
@@ -497,55 +492,22 @@ def wallet_credits_enqueue() -> None:
         logger.warning("could not queue a credit sender; the sweeper will send the credits", exc_info=True)
 
 
-def _credits_claim(*, limit: int) -> list[WalletCall]:
-    """The credits due (at most `limit`), leased in one short transaction: no other sender takes
-    them while they are being sent; a sender killed meanwhile leaves them to the sweeper."""
-    with transaction.atomic():
-        calls = list(
-            WalletCall.objects.select_for_update(skip_locked=True, of=("self",))
-            .select_related("partner")
-            .filter(
-                status=Status.PENDING, kind=WalletCallKind.CREDIT, next_attempt_at__lte=timezone.now() + CLOCK_MARGIN
-            )
-            .order_by("next_attempt_at")[:limit]
-        )
-        if calls:
-            leased_until = timezone.now() + timedelta(seconds=CALL_LEASE_S)
-            WalletCall.objects.filter(pk__in=[call.pk for call in calls]).update(next_attempt_at=leased_until)
-    return calls
+def _credits_claim(*, limit: int) -> list[sql.ClaimedCall]:
+    """The credits due (at most `limit`), leased in one statement: no other sender takes them while
+    they are being sent; a sender killed meanwhile leaves them to the sweeper."""
+    now = timezone.now()
+    return sql.credits_claim(due_by=now + CLOCK_MARGIN, leased_until=now + timedelta(seconds=CALL_LEASE_S), limit=limit)
 
 
-def _credit_post(call: WalletCall) -> OutboundAnswer:
-    return _wallet_call(partner=call.partner, name=call.kind, nonce=call.transaction_id, body=call.request_body)
+def _credit_post(call: sql.ClaimedCall) -> OutboundAnswer:
+    return _wallet_call(partner=call, name=call.kind, nonce=call.transaction_id, body=call.request_body)
 
 
-def _credits_record(calls: list[WalletCall], answers: list[OutboundAnswer]) -> int:
-    """One transaction: every answer recorded (attempts, calls, audit events, each statement for the
-    whole batch); the acknowledged credits' rounds settled. Returns how many were acknowledged."""
-    answered = {call.pk: answer for call, answer in zip(calls, answers, strict=True)}
-    with transaction.atomic():
-        held = list(
-            WalletCall.objects.select_for_update(of=("self",))
-            .filter(pk__in=list(answered), status=Status.PENDING)
-            .order_by("pk")
-        )
-        attempts, audits, acknowledged = [], [], []
-        now = timezone.now()
-        for call in held:
-            answer = answered[call.pk]
-            ok = not wallet_answer_problem(answer, sent=call.request_body)
-            attempts.append(_answer_applied(call, answer, status=Status.ACKNOWLEDGED if ok else None))
-            if ok:
-                audits.append(_answer_audit(call, answer))
-                acknowledged.append(call)
-            else:
-                call.next_attempt_at = now + timedelta(seconds=backoff_seconds(call.attempts))
-        if held:
-            WalletCallAttempt.objects.bulk_create(attempts)
-            sql.wallet_calls_answered(calls=held)
-        AuditEvent.objects.bulk_create(audits)
-        _rounds_settled(acknowledged)
-    return len(acknowledged)
+def _credits_record(calls: list[sql.ClaimedCall], answers: list[OutboundAnswer]) -> int:
+    """Every answer recorded and the acknowledged credits' rounds settled, in one statement for the
+    whole batch (`_calls_record`). Returns how many this recording acknowledged."""
+    recorded = _calls_record([_call_answer(call, answer) for call, answer in zip(calls, answers, strict=True)])
+    return sum(r.recorded and r.status == Status.ACKNOWLEDGED for r in recorded)
 
 
 def wallet_credits_send(*, limit: int = CREDIT_BATCH) -> int:

@@ -43,6 +43,14 @@ def webhook_create_for_round(round_: Round) -> WebhookDelivery | None:
     return delivery
 
 
+def webhooks_create_for_rounds(round_ids: list[uuid.UUID]) -> None:
+    """Inside the transaction that settled these rounds (their partners take webhooks): each
+    round's event, read with what its payload says."""
+    if round_ids:
+        for round_ in Round.objects.filter(pk__in=round_ids).select_related("player__partner", "seed_pair"):
+            webhook_create_for_round(round_)
+
+
 def webhook_enqueue(delivery_id: uuid.UUID | str) -> None:
     task_enqueue(
         DELIVER_WEBHOOK_TASK,

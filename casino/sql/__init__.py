@@ -342,35 +342,70 @@ def rounds_settle(*, ids: list[uuid.UUID] | None, resolved_before: datetime, lim
     )
 
 
-WALLET_CALLS_ANSWERED = (
-    f"UPDATE {WalletCall._meta.db_table} AS c SET attempts = v.attempts, last_status_code = v.status_code,"
-    " last_error = v.error, last_answer = v.answer, latency_ms = v.latency_ms, partner_balance = v.balance,"
-    " status = v.status, answered_at = v.answered_at, next_attempt_at = v.next_attempt_at"
-    " FROM unnest(%s::uuid[], %s::integer[], %s::smallint[], %s::text[], %s::text[], %s::integer[], %s::bigint[],"
-    " %s::text[], %s::timestamptz[], %s::timestamptz[])"
-    " AS v(id, attempts, status_code, error, answer, latency_ms, balance, status, answered_at, next_attempt_at)"
-    " WHERE c.id = v.id"
+CREDITS_CLAIM = (
+    "WITH due AS MATERIALIZED (SELECT id FROM casino_walletcall WHERE status = 'pending' AND kind = 'credit'"
+    " AND next_attempt_at <= %s ORDER BY next_attempt_at LIMIT %s FOR UPDATE SKIP LOCKED)"
+    " UPDATE casino_walletcall c SET next_attempt_at = %s FROM due, accounts_partner p"
+    " WHERE c.id = due.id AND p.id = c.partner_id"
+    " RETURNING c.id, c.kind, c.transaction_id, c.request_body, c.attempts, p.wallet_url, p.secret"
 )
 
 
-def wallet_calls_answered(*, calls: list[WalletCall]) -> None:
-    """What a batch of attempts left in these calls (their rows held): one statement for the batch,
-    where the ORM's bulk update builds a CASE per call and field, the most of a credit's CPU
-    (docs/BENCHMARKS.md)."""
-    columns = [
-        [getattr(call, name) for call in calls]
-        for name in (
-            "pk",
-            "attempts",
-            "last_status_code",
-            "last_error",
-            "last_answer",
-            "latency_ms",
-            "partner_balance",
-            "status",
-            "answered_at",
-            "next_attempt_at",
-        )
-    ]
+class ClaimedCall(NamedTuple):
+    """What sending a claimed call and recording its answer need: the call, and its partner's
+    `wallet_url` and `secret` (it stands for the partner in casino/services/wallets.py's call)."""
+
+    id: uuid.UUID
+    kind: str
+    transaction_id: str
+    request_body: dict
+    attempts: int
+    wallet_url: str
+    secret: str
+
+
+def credits_claim(*, due_by: datetime, leased_until: datetime, limit: int) -> list[ClaimedCall]:
+    """The pending credits due by `due_by` (at most `limit`, the oldest due first; those another
+    transaction holds left out), leased until `leased_until`, in one statement."""
     with connection.cursor() as cursor:
-        cursor.execute(WALLET_CALLS_ANSWERED, columns)
+        cursor.execute(CREDITS_CLAIM, [due_by, limit, leased_until])
+        rows = cursor.fetchall()
+    # jsonb comes as text in Django's raw cursor
+    return [ClaimedCall(id_, kind, tid, json.loads(body), *rest) for id_, kind, tid, body, *rest in rows]
+
+
+CREDITS_RECORD = (
+    "SELECT call_id, recorded, call_status, settled_round, webhook_partner FROM casino_credits_record(%s::uuid[],"
+    " %s::integer[], %s::text[], %s::text[], %s::integer[], %s::bigint[], %s::boolean[], %s::timestamptz[])"
+)
+
+
+class CallAnswer(NamedTuple):
+    """An attempt of a credit or rollback, as its call keeps it (casino/services/wallets.py)."""
+
+    call_id: uuid.UUID
+    status_code: int | None
+    error: str
+    answer: str
+    duration_ms: int
+    balance: int | None  # None: the answer is not believed (nor the call's balance changed)
+    acknowledged: bool
+    next_attempt_at: datetime  # the call's next attempt, if not acknowledged
+
+
+class CallRecorded(NamedTuple):
+    call_id: uuid.UUID
+    recorded: bool  # False: the call was no longer pending (or is missing), nothing written
+    status: str | None  # the call's status now
+    settled_round: uuid.UUID | None  # the round this statement settled (an acknowledged credit's)
+    webhook_partner: int | None  # that round's partner, when it takes webhooks
+
+
+def credits_record(*, answers: list[CallAnswer]) -> list[CallRecorded]:
+    """Record a batch of attempts in one statement (casino/sql/casino_credits_record.sql): of the
+    calls still pending, each its attempt, its fields and, acknowledged, its audit event; the
+    acknowledged credits' rounds settled, each with its audit event. A row per call."""
+    columns = [list(column) for column in zip(*answers, strict=True)] if answers else [[]] * len(CallAnswer._fields)
+    with connection.cursor() as cursor:
+        cursor.execute(CREDITS_RECORD, columns)
+        return [CallRecorded(*row) for row in cursor.fetchall()]

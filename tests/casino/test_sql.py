@@ -8,10 +8,9 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from accounts.partners import partner_player_upsert
 from accounts.services import partner_create
 from casino import sql
-from casino.models import Round, RoundStatus, WalletCall
+from casino.models import Round, RoundStatus, WalletCall, WalletCallAttempt
 from casino.services.fairness import seed_pair_active
 from core import sql as core_sql
 from core.idempotency import idempotency_lock_id
@@ -576,44 +575,158 @@ def test_rounds_decide_refuses_the_whole_batch_and_writes_nothing(refusal):
     assert not JournalEntry.objects.filter(idempotency_key__endswith=":raise").exists()
 
 
-def test_wallet_calls_answered_writes_each_calls_own_answer_and_nothing_else(fake_dns):
+def _seamless_partner(fake_dns, *, webhook_url=""):
     fake_dns["wallet.example"] = "93.184.216.34"
-    partner, _ = partner_create(name="Seamless", wallet_url="https://wallet.example/w")
-    player, _ = partner_player_upsert(partner=partner, external_id="p-1", currency="EUR")
-    now = timezone.now()
+    fake_dns["partner.example"] = "93.184.216.34"
+    partner, _ = partner_create(name="Seamless", wallet_url="https://wallet.example/w", webhook_url=webhook_url)
+    return partner
 
-    def credit(n: int) -> WalletCall:
-        return WalletCall.objects.create(
-            transaction_id=f"t{n}-payout",
-            kind="credit",
-            purpose="payout",
-            partner=partner,
-            player=player,
-            round_id=uuid.uuid4(),
-            amount=n,
-            currency="EUR",
-            request_body={},
-            next_attempt_at=now,
-        )
 
-    answered, failed, untouched = credit(1), credit(2), credit(3)
-    answered.attempts, answered.last_status_code, answered.last_answer = 1, 200, '{"balance": 5}'
-    answered.partner_balance, answered.status, answered.answered_at, answered.latency_ms = 5, "acknowledged", now, 3
-    failed.attempts, failed.last_status_code, failed.last_error, failed.latency_ms = 2, 500, "HTTP 500", 7
-    failed.next_attempt_at = now + timedelta(seconds=4)
-    sql.wallet_calls_answered(calls=[answered, failed])
-    rows = {c.pk: c for c in WalletCall.objects.all()}
-    fields = (
-        "attempts",
-        "last_status_code",
-        "last_error",
-        "last_answer",
-        "latency_ms",
-        "partner_balance",
-        "status",
-        "answered_at",
-        "next_attempt_at",
+def _call(partner, player, n, *, kind="credit", round_id=None, **fields) -> WalletCall:
+    values = dict(
+        transaction_id=f"t{n}-{kind}",
+        kind=kind,
+        purpose="payout" if kind == "credit" else kind,
+        partner=partner,
+        player=player,
+        round_id=round_id or uuid.uuid4(),
+        amount=n,
+        currency="EUR",
+        request_body={"n": n},
+        next_attempt_at=timezone.now(),
     )
-    for call in (answered, failed, untouched):
-        assert [getattr(rows[call.pk], f) for f in fields] == [getattr(call, f) for f in fields]
-    assert rows[untouched.pk].attempts == 0 and rows[untouched.pk].status == "pending"
+    values.update(fields)
+    return WalletCall.objects.create(**values)
+
+
+def test_credits_claim_leases_the_due_credits_oldest_first_and_reads_what_sending_needs(fake_dns):
+    partner = _seamless_partner(fake_dns)
+    player = make_player(partner=partner, external_id="p-1")
+    now = timezone.now()
+    older = _call(partner, player, 1, next_attempt_at=now - timedelta(seconds=9))
+    newer = _call(partner, player, 2, next_attempt_at=now - timedelta(seconds=5))
+    oldest_of_all = _call(partner, player, 3, next_attempt_at=now - timedelta(seconds=20), attempts=4)
+    later = _call(partner, player, 4, next_attempt_at=now + timedelta(seconds=60))
+    _call(partner, player, 5, status="acknowledged", next_attempt_at=now - timedelta(seconds=30))
+    _call(partner, player, 6, kind="rollback", next_attempt_at=now - timedelta(seconds=30))
+    _call(partner, player, 7, kind="debit", next_attempt_at=now - timedelta(seconds=30))
+    leased_until = now + timedelta(seconds=30)
+    claimed = sql.credits_claim(due_by=now, leased_until=leased_until, limit=2)
+    assert sorted(claimed) == sorted(
+        [
+            sql.ClaimedCall(oldest_of_all.pk, "credit", "t3-credit", {"n": 3}, 4, partner.wallet_url, partner.secret),
+            sql.ClaimedCall(older.pk, "credit", "t1-credit", {"n": 1}, 0, partner.wallet_url, partner.secret),
+        ]
+    )
+    leases = dict(WalletCall.objects.values_list("pk", "next_attempt_at"))
+    assert leases[oldest_of_all.pk] == leases[older.pk] == leased_until
+    assert leases[newer.pk] == now - timedelta(seconds=5) and leases[later.pk] == now + timedelta(seconds=60)
+    assert [c.id for c in sql.credits_claim(due_by=now, leased_until=leased_until, limit=10)] == [newer.pk]
+    assert sql.credits_claim(due_by=now, leased_until=leased_until, limit=10) == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_credits_claim_leaves_a_credit_another_transaction_holds(fake_dns):
+    partner = _seamless_partner(fake_dns)
+    player = make_player(partner=partner, external_id="p-1")
+    held, free = _call(partner, player, 1), _call(partner, player, 2)
+    with _other_connection() as other:
+        other.execute("BEGIN")
+        other.execute("SELECT 1 FROM casino_walletcall WHERE id = %s FOR UPDATE", [held.pk])
+        claimed = sql.credits_claim(due_by=timezone.now(), leased_until=timezone.now(), limit=10)
+        other.execute("ROLLBACK")
+    assert [c.id for c in claimed] == [free.pk]
+
+
+def _answer(call, *, ok=True, status_code=200, balance=5, next_attempt_at=None):
+    return sql.CallAnswer(
+        call_id=call.pk,
+        status_code=status_code,
+        error="" if ok else f"HTTP {status_code}",
+        answer=f'{{"balance": {balance}}}' if ok else "oops",
+        duration_ms=call.amount * 10,  # each call's own
+        balance=balance if ok else None,
+        acknowledged=ok,
+        next_attempt_at=next_attempt_at or timezone.now(),
+    )
+
+
+def test_credits_record_writes_each_answer_and_settles_the_acknowledged_credits_rounds(fake_dns):
+    partner = _seamless_partner(fake_dns, webhook_url="https://partner.example/hooks")
+    player, table = make_player(balance=1_000, partner=partner, external_id="p-1"), TableFactory()
+    won, lost = _placed(player, table, payout=200), _placed(player, table, outcome="lose", net=-100, payout=0)
+    settled_before = _placed(player, table, status="settled")
+    credited = _call(partner, player, 1, round_id=won.id, amount=200)
+    failed = _call(partner, player, 2, round_id=lost.id, amount=0, attempts=2, partner_balance=9)
+    done = _call(partner, player, 3, status="acknowledged", attempts=1)
+    rollback = _call(partner, player, 4, kind="rollback", round_id=lost.id)
+    again = _call(partner, player, 5, round_id=settled_before.id)
+    untouched = _call(partner, player, 6)
+    retry_at = timezone.now() + timedelta(seconds=8)
+    answers = [
+        _answer(credited, balance=700),
+        _answer(failed, ok=False, status_code=500, next_attempt_at=retry_at),
+        _answer(done),
+        _answer(rollback, balance=800),
+        _answer(again),
+    ]
+    recorded = {r.call_id: r for r in sql.credits_record(answers=answers)}
+    assert recorded == {
+        credited.pk: (credited.pk, True, "acknowledged", won.id, partner.pk),
+        failed.pk: (failed.pk, True, "pending", None, None),
+        done.pk: (done.pk, False, "acknowledged", None, None),
+        rollback.pk: (rollback.pk, True, "acknowledged", None, None),
+        again.pk: (again.pk, True, "acknowledged", None, None),  # its round was settled already
+    }
+    calls = {c.pk: c for c in WalletCall.objects.all()}
+    fields = ("attempts", "last_status_code", "last_error", "last_answer", "latency_ms", "partner_balance", "status")
+    assert [getattr(calls[credited.pk], f) for f in fields] == [
+        1,
+        200,
+        "",
+        '{"balance": 700}',
+        2000,
+        700,
+        "acknowledged",
+    ]
+    assert [getattr(calls[failed.pk], f) for f in fields] == [3, 500, "HTTP 500", "oops", 0, 9, "pending"]
+    assert calls[failed.pk].next_attempt_at == retry_at and calls[failed.pk].answered_at is None
+    assert calls[credited.pk].next_attempt_at == credited.next_attempt_at and calls[credited.pk].answered_at
+    for call in (done, untouched):
+        assert [getattr(calls[call.pk], f) for f in fields] == [getattr(call, f) for f in fields]
+    assert calls[rollback.pk].partner_balance == 800
+    attempts = WalletCallAttempt.objects.order_by("call__transaction_id")
+    assert [(a.call_id, a.status_code, a.error, a.duration_ms) for a in attempts] == [
+        (credited.pk, 200, "", 2000),
+        (failed.pk, 500, "HTTP 500", 0),
+        (rollback.pk, 200, "", 40),
+        (again.pk, 200, "", 50),
+    ]
+    acknowledged = AuditEvent.objects.filter(action="wallet_call.acknowledged", actor_id="seamless_wallet")
+    assert sorted((e.object_id, e.data) for e in acknowledged) == [
+        ("t1-credit", {"kind": "credit", "amount": 200, "status_code": 200}),
+        ("t4-rollback", {"kind": "rollback", "amount": 4, "status_code": 200}),
+        ("t5-credit", {"kind": "credit", "amount": 5, "status_code": 200}),
+    ]
+    rounds = {r.pk: r for r in Round.objects.all()}
+    assert (rounds[won.id].status, rounds[lost.id].status) == ("settled", "resolved")
+    assert rounds[won.id].settled_at is not None and rounds[settled_before.id].settled_at is None
+    settled = AuditEvent.objects.get(action="round.settled")
+    assert (settled.actor_type, settled.actor_id, settled.object_type, settled.object_id, settled.data) == (
+        "system",
+        "settlement",
+        "round",
+        str(won.id),
+        {"payout": 200, "credit": "t1-credit"},
+    )
+    assert sql.credits_record(answers=answers[:1]) == [(credited.pk, False, "acknowledged", None, None)]
+    assert WalletCallAttempt.objects.count() == 4
+
+
+def test_credits_record_names_no_partner_that_takes_no_webhooks_and_records_nothing_for_nothing(fake_dns):
+    partner = _seamless_partner(fake_dns)
+    player, table = make_player(balance=1_000, partner=partner, external_id="p-1"), TableFactory()
+    won = _placed(player, table, payout=200)
+    credit = _call(partner, player, 1, round_id=won.id, amount=200)
+    assert sql.credits_record(answers=[_answer(credit)]) == [(credit.pk, True, "acknowledged", won.id, None)]
+    assert sql.credits_record(answers=[]) == []
