@@ -17,7 +17,8 @@ guarantees added one at a time, each written the cheapest correct way (the ORM, 
                      --wallet-latency-ms): the debit recorded pending and committed before the call,
                      the call signed over a kept-alive connection, the debit acknowledged in the
                      bet's transaction; after settling, the credit recorded pending with it, sent,
-                     and acknowledged (in the request, as a worker would: its message not counted).
+                     and acknowledged by a thread of the web process (as a worker would: its
+                     message not counted), so a slow wallet delays no answer.
                      The least a correct seamless bet adds on this stack; compared with `sql` it
                      bounds what a seamless round can reach against a transfer round.
 
