@@ -40,7 +40,27 @@ PORT = int(os.environ.get("BENCH_PORT", "8077"))
 REDIS_DB = int(os.environ.get("BENCH_REDIS_DB", "14"))
 DATABASE = os.environ.get("BENCH_DATABASE", "bench_http")
 WARM_UP_S = 3
-FLOOR = ROOT.parent / "shared" / "baselines" / "minimal_bet" / "run.sh"
+
+
+def _floor_script() -> Path:
+    """The floor's run.sh in ../shared beside the checkout; from a git worktree elsewhere, beside
+    the main checkout (the worktrees' common git directory's checkout)."""
+    beside = Path("shared") / "baselines" / "minimal_bet" / "run.sh"
+    if (ROOT.parent / beside).exists():
+        return ROOT.parent / beside
+    try:
+        common = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--path-format=absolute", "--git-common-dir"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    except OSError:  # no git here
+        common = ""
+    main_checkout = Path(common).parent if common else ROOT
+    return main_checkout.parent / beside
+
+
+FLOOR = _floor_script()
 # BENCH_ROOT: serve another checkout's code (e.g. an older commit, side by side) under this same load.
 CODE = Path(os.environ.get("BENCH_ROOT", ROOT)).resolve()
 PYTHON = CODE / ".venv" / "bin" / "python"
@@ -433,7 +453,9 @@ def main() -> None:
     parser = arguments(__doc__)
     parser.add_argument("--paths", default="token,partner")
     parser.add_argument(
-        "--floor", default=str(FLOOR), help="the floor's run.sh (default: ../shared beside the checkout)"
+        "--floor",
+        default=str(FLOOR),
+        help="the floor's run.sh (default: ../shared beside the checkout, or beside the main checkout of a worktree)",
     )
     parser.add_argument("--no-floor", action="store_true", help="skip the floor (no ../shared here)")
     parser.add_argument("--pgbench", action="store_true", help="also pgbench tpcb-like TPS, after each pass")
