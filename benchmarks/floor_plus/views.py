@@ -29,6 +29,18 @@ _wallet = urllib3.PoolManager(maxsize=32, retries=False)
 _credit_senders = ThreadPoolExecutor(16, thread_name_prefix="credit")
 
 
+def _call_body(transaction_id: str, *, user_id: int, amount: int, kind: str) -> dict:
+    """A debit's or credit's body (API.md "Seamless wallet"); its round is its own id here."""
+    return {
+        "transaction_id": transaction_id,
+        "player": f"p{user_id}",
+        "currency": "EUR",
+        "amount": amount,
+        "round": transaction_id,
+        "kind": kind,
+    }
+
+
 def _wallet_post(name: str, body: dict) -> int:
     """One signed call to the partner's wallet; its HTTP status (0: no answer)."""
     raw = json.dumps(body).encode()
@@ -160,14 +172,7 @@ class BetView(APIView):
                 [transaction_id, request.user.pk, stake],
             )
             debit = cursor.fetchone()[0]
-        body = {
-            "transaction_id": transaction_id,
-            "player": f"p{request.user.pk}",
-            "currency": "EUR",
-            "amount": stake,
-            "round": transaction_id,
-            "kind": "stake",
-        }
+        body = _call_body(transaction_id, user_id=request.user.pk, amount=stake, kind="stake")
         if _wallet_post("debit", body) != 200:
             with connection.cursor() as cursor:  # (a rollback would follow: not measured, none happen here)
                 cursor.execute("UPDATE floor_plus_walletcall SET status = 'failed' WHERE id = %s", [debit])
@@ -179,14 +184,7 @@ class BetView(APIView):
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SELECT floor_plus_seamless_settle(%s, %s, %s)", [bet_id, request.user.pk, transaction_id])
             credit = cursor.fetchone()[0]
-        body = {
-            "transaction_id": transaction_id,
-            "player": f"p{request.user.pk}",
-            "currency": "EUR",
-            "amount": payout,
-            "round": transaction_id,
-            "kind": "payout",
-        }
+        body = _call_body(transaction_id, user_id=request.user.pk, amount=payout, kind="payout")
         _credit_senders.submit(_credit_send, credit, body)
 
 
