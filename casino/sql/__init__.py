@@ -5,7 +5,9 @@ the casino reads and writes through the ORM.
 
 The writes are functions of the schema, each in its file (`casino/sql/<function>.sql`, loaded by
 the migrations: core/sql_functions.py); they move money only through the ledger's
-`ledger_post_entries` and record audit events through `core_audit_record`.
+`ledger_post_entries`. They record audit events through `core_audit_record`, one at a time, or,
+for a batch (`casino_rounds_settle`, `casino_credits_record`), with one INSERT into
+`core_auditevent` of the same columns.
 """
 
 from __future__ import annotations
