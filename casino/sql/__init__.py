@@ -72,14 +72,19 @@ def round_open(*, player_id: int, currency: str, table_id: int, guard_kinds: lis
         return _opened(cursor.fetchone())
 
 
+# Read only if the claim took the key and found no response: a retry or a concurrent twin does not
+# wait for the player's pair (nor, for a seamless stake, look for its debit).
+_CLAIM_TOOK_THE_KEY = "claim.free AND claim.request_hash IS NULL"
+
+
 @functools.cache
-def _round_open_claiming_sql() -> str:
-    # The round is opened (and the pair locked) only if the claim took the key and found no
-    # response: a retry or a concurrent twin does not wait for the player's pair.
-    opened = _round_open_sql(gate=" AND claim.free AND claim.request_hash IS NULL")
+def _round_open_claiming_sql(more_columns: str = "", more_joins: str = "") -> str:
+    # The claim, and the round opened (the pair locked) only if the claim took the key; with
+    # `more_columns` read from `more_joins` after the opening's (a seamless stake's).
+    opened = _round_open_sql(gate=f" AND {_CLAIM_TOOK_THE_KEY}")
     return (
-        f"SELECT {core_sql.IDEMPOTENCY_CLAIM_COLUMNS}, o.* FROM {core_sql.IDEMPOTENCY_CLAIM_FROM}"
-        f" LEFT JOIN LATERAL ({opened}) AS o ON true"
+        f"SELECT {core_sql.IDEMPOTENCY_CLAIM_COLUMNS}, o.*{more_columns} FROM {core_sql.IDEMPOTENCY_CLAIM_FROM}"
+        f" LEFT JOIN LATERAL ({opened}) AS o ON true{more_joins}"
     )
 
 
@@ -103,19 +108,16 @@ def round_open_claiming(
 
 @functools.cache
 def _seamless_stake_open_sql() -> str:
-    # As `_round_open_claiming_sql`, and with it (read only if the claim took the key and found no
-    # response) whether a debit was made for this request already, and the shard of the partner's
-    # seamless account that the player's money moves through.
-    opened = _round_open_sql(gate=" AND claim.free AND claim.request_hash IS NULL")
-    return (
-        f"SELECT {core_sql.IDEMPOTENCY_CLAIM_COLUMNS}, o.*, d.debit_made, s.id"
-        f" FROM {core_sql.IDEMPOTENCY_CLAIM_FROM}"
-        f" LEFT JOIN LATERAL ({opened}) AS o ON true"
+    # As `_round_open_claiming_sql`, and with it (read only if the claim took the key) whether a
+    # debit was made for this request already, and the shard of the partner's seamless account that
+    # the player's money moves through.
+    return _round_open_claiming_sql(
+        ", d.debit_made, s.id",
         " LEFT JOIN LATERAL (SELECT EXISTS (SELECT FROM casino_walletcall c WHERE c.request_scope = %s"
         " AND c.request_key = %s AND c.request_key <> '') AS debit_made"
-        " WHERE claim.free AND claim.request_hash IS NULL) AS d ON true"
+        f" WHERE {_CLAIM_TOOK_THE_KEY}) AS d ON true"
         " LEFT JOIN ledger_account s ON s.kind = 'partner_seamless' AND s.partner_id = %s AND s.currency = %s"
-        " AND s.shard = %s"
+        " AND s.shard = %s",
     )
 
 
