@@ -1,5 +1,7 @@
-"""Posting in fewer statements (issue #34, docs/BENCHMARKS.md): one entry is posted by one statement
-of `ledger_post_entries` (ledger/sql/ledger_post_entries.sql)."""
+"""Posting in fewer statements (issue #34, docs/BENCHMARKS.md): `ledger_post_entries`
+(ledger/sql/ledger_post_entries.sql) posts one entry in three statements (the entry with its hash,
+the accounts locked and moved, the postings) and checks it by plain expressions; several entries
+lock and move their accounts in one statement too."""
 
 from django.db import migrations
 

@@ -9,10 +9,12 @@
 CREATE OR REPLACE FUNCTION ledger_keep_posted_accounts() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF TG_OP = 'DELETE' THEN
-        IF current_setting('transaction_isolation') <> 'read committed'
-           OR EXISTS (SELECT FROM ledger_posting p WHERE p.account_id = OLD.id) THEN
-            RAISE EXCEPTION 'ledger account % has postings (or may have: %): DELETE is refused', OLD.id,
+        IF current_setting('transaction_isolation') <> 'read committed' THEN
+            RAISE EXCEPTION 'DELETE of ledger account % is refused in % (only in read committed)', OLD.id,
                 current_setting('transaction_isolation') USING ERRCODE = 'foreign_key_violation';
+        ELSIF EXISTS (SELECT FROM ledger_posting p WHERE p.account_id = OLD.id) THEN
+            RAISE EXCEPTION 'ledger account % has postings: DELETE is refused', OLD.id
+                USING ERRCODE = 'foreign_key_violation';
         END IF;
     ELSIF TG_OP = 'UPDATE' THEN
         RAISE EXCEPTION 'the id of ledger account % may not change', OLD.id USING ERRCODE = 'foreign_key_violation';

@@ -2,21 +2,25 @@
 -- content and postings (ledger_post_entry is it for one). A key taken already answers `replayed`
 -- (same content: its request hash) or `conflict`, and posts nothing; a player account never below
 -- zero after any entry: LDG01; a missing account: LDG02; malformed input: LDG03. Whatever refuses,
--- nothing stays written (the exception undoes the call's statements).
+-- nothing stays written (the exception undoes the call's statements). The balance trigger checks
+-- the postings entry by entry.
 --
--- One entry (the round's stake, most callers): one statement, whose data-modifying CTEs hash the
--- request, insert the entry (ON CONFLICT DO NOTHING), lock its accounts, move their balances and
--- insert the postings with each one's balance after it (docs/BENCHMARKS.md, "Posting in fewer
--- statements"); a second statement only for a taken key. Several entries (settlement, a seamless
--- stake): the entries in one INSERT, the accounts locked and moved in one statement each, the
--- postings in one INSERT. The balance trigger checks the postings entry by entry.
+-- Three statements, whatever the number of entries (docs/BENCHMARKS.md, "Posting in fewer
+-- statements"): the entries, with their request hashes, in one INSERT (a taken key reads its entry
+-- in one more statement); the accounts locked and moved in one; the postings in one INSERT. One
+-- entry (the round's stake, most callers) has its own branch, in which each check is a plain
+-- expression; several entries (settlement, a seamless stake) hash and check their keys in one
+-- statement more. (One statement of data-modifying CTEs for the whole entry was measured: it cost
+-- more CPU than the three.)
 --
 -- The lock order, as every writer of balances keeps it (no deadlock between two postings): the
--- accounts' rows are locked in primary-key order (FOR NO KEY UPDATE over an ORDER BY id) before any
--- of them is updated. In the one-entry statement the UPDATE's WHERE holds `(SELECT count(*) FROM
+-- accounts' rows are locked in primary-key order (FOR NO KEY UPDATE over an ORDER BY id, in the CTE
+-- `locked`) before any of them is updated. The UPDATE's WHERE holds `(SELECT count(*) FROM
 -- locked)`: an uncorrelated subquery, run once (an InitPlan) before the UPDATE's scan returns its
--- first row, and a count, which reads the whole `locked` CTE (MATERIALIZED: never folded into the
--- UPDATE) before it answers; so every lock is taken, in key order, before the first row changes.
+-- first row (a one-time filter), and a count, which reads the whole of `locked` (MATERIALIZED:
+-- never folded into the UPDATE) before it answers; so every lock is taken, in key order, before
+-- the first row changes. The count also tells a missing account (LDG02) from a refused balance
+-- (LDG01) without another statement.
 CREATE OR REPLACE FUNCTION ledger_post_entries(
     p_keys text[], p_kinds text[], p_reasons text[], p_actor_types text[], p_actor_ids text[],
     p_reference_types text[], p_reference_ids text[], p_reverses bigint[],
@@ -26,9 +30,9 @@ DECLARE
     v_count integer := cardinality(p_keys);
     v_lines integer := cardinality(p_accounts);
     v_id bigint;
-    v_hash text;
     v_hashes text[];
     v_entries integer;
+    v_keys integer;
     v_new_ids bigint[];
     v_new_keys text[];
     v_ids bigint[];  -- by entry: its id (the new entry's, or the one its key has)
@@ -47,77 +51,83 @@ DECLARE
     i integer;
     j integer;
 BEGIN
-    IF v_count = 1 THEN  -- one entry: no statement but the one below (each check a plain expression)
+    IF v_count = 1 THEN  -- one entry
         IF (v_lines > 0 AND 1 = ALL (p_line_entries) AND cardinality(p_line_entries) = v_lines
             AND cardinality(p_amounts) = v_lines AND cardinality(p_currencies) = v_lines) IS NOT TRUE THEN
             RAISE EXCEPTION 'ledger entries need distinct keys and lines each (1 entry, % lines)', v_lines
                 USING ERRCODE = 'LDG03';
         END IF;
-        WITH request AS (  -- the entry's request hash: its content, its lines in a canonical order
-            SELECT encode(sha256(convert_to(
-                       p_kinds[1] || E'\n' || p_reference_types[1] || E'\n' || p_reference_ids[1] || E'\n'
-                       || coalesce(p_reverses[1]::text, '') || E'\n'
-                       || string_agg(l.a::text || ':' || l.d::text, ',' ORDER BY l.a, l.d), 'UTF8')), 'hex') AS hash
-              FROM unnest(p_accounts, p_amounts) AS l(a, d)
-        ), entry AS (
-            INSERT INTO ledger_journalentry (idempotency_key, request_hash, kind, reason, actor_type, actor_id,
-                                             reference_type, reference_id, reverses_id, created_at)
-            SELECT p_keys[1], request.hash, p_kinds[1], p_reasons[1], p_actor_types[1], p_actor_ids[1],
-                   p_reference_types[1], p_reference_ids[1], p_reverses[1], statement_timestamp()
-              FROM request
-            ON CONFLICT (idempotency_key) DO NOTHING
-            RETURNING id
-        ), locked AS MATERIALIZED (  -- only for a new entry; in primary-key order (see above)
-            SELECT a.id FROM ledger_account a
-             WHERE a.id = ANY (p_accounts) AND EXISTS (SELECT FROM entry)
-             ORDER BY a.id
-               FOR NO KEY UPDATE
-        ), deltas AS (
-            SELECT l.a, sum(l.d)::bigint AS d FROM unnest(p_accounts, p_amounts) AS l(a, d) GROUP BY l.a
-        ), updated AS (  -- every account locked first, then each moved (a player's never below zero)
-            UPDATE ledger_account account SET balance = account.balance + deltas.d
-              FROM deltas
-             WHERE account.id = deltas.a
-               AND (SELECT count(*) FROM locked) = (SELECT count(*) FROM deltas)
-               AND (account.kind NOT IN ('player_wallet', 'player_in_play') OR account.balance + deltas.d >= 0)
-            RETURNING account.id, account.balance - deltas.d AS before
-        ), posted AS (  -- all or none: a refused account posts no line; lines in the order given
-            INSERT INTO ledger_posting (entry_id, account_id, direction, amount, currency, balance_after)
-            SELECT entry.id, l.a, CASE WHEN l.d > 0 THEN 'C' ELSE 'D' END, abs(l.d), l.c,
-                   updated.before + sum(l.d) OVER (PARTITION BY l.a ORDER BY l.n)
-              FROM unnest(p_accounts, p_amounts, p_currencies) WITH ORDINALITY AS l(a, d, c, n)
-              JOIN updated ON updated.id = l.a
-             CROSS JOIN entry
-             WHERE (SELECT count(*) FROM updated) = (SELECT count(*) FROM deltas)
-             ORDER BY l.n
-        )
-        SELECT entry.id, request.hash, (SELECT count(*) FROM locked), (SELECT count(*) FROM updated),
-               (SELECT count(*) FROM deltas)
-          INTO v_id, v_hash, v_locked, v_updated, v_accounts
-          FROM request LEFT JOIN entry ON true;
+        -- Its request hash: its content, its lines in a canonical order (the recipe of every entry's).
+        INSERT INTO ledger_journalentry (idempotency_key, request_hash, kind, reason, actor_type, actor_id,
+                                         reference_type, reference_id, reverses_id, created_at)
+        SELECT p_keys[1], encode(sha256(convert_to(
+                   p_kinds[1] || E'\n' || p_reference_types[1] || E'\n' || p_reference_ids[1] || E'\n'
+                   || coalesce(p_reverses[1]::text, '') || E'\n'
+                   || string_agg(l.a::text || ':' || l.d::text, ',' ORDER BY l.a, l.d), 'UTF8')), 'hex'),
+               p_kinds[1], p_reasons[1], p_actor_types[1], p_actor_ids[1], p_reference_types[1], p_reference_ids[1],
+               p_reverses[1], statement_timestamp()
+          FROM unnest(p_accounts, p_amounts) AS l(a, d)
+        ON CONFLICT (idempotency_key) DO NOTHING
+        RETURNING id INTO v_id;
         entry_index := 1;
         IF v_id IS NULL THEN
             -- The key is taken. A statement of its own: it sees an entry that a concurrent
-            -- transaction committed while the INSERT waited for it.
-            SELECT e.id, CASE WHEN e.request_hash = v_hash THEN 'replayed' ELSE 'conflict' END
+            -- transaction committed while the INSERT waited for it. The same hash as above.
+            SELECT e.id,
+                   CASE WHEN e.request_hash = (
+                            SELECT encode(sha256(convert_to(
+                                       p_kinds[1] || E'\n' || p_reference_types[1] || E'\n' || p_reference_ids[1]
+                                       || E'\n' || coalesce(p_reverses[1]::text, '') || E'\n'
+                                       || string_agg(l.a::text || ':' || l.d::text, ',' ORDER BY l.a, l.d), 'UTF8')),
+                                   'hex')
+                              FROM unnest(p_accounts, p_amounts) AS l(a, d))
+                        THEN 'replayed' ELSE 'conflict' END
               INTO entry_id, outcome
               FROM ledger_journalentry e WHERE e.idempotency_key = p_keys[1];
-        ELSIF v_updated < v_accounts THEN  -- the statement posted no line
+            RETURN NEXT;
+            RETURN;
+        END IF;
+        -- Every account locked in primary-key order, then each moved (a player's never below zero).
+        WITH locked AS MATERIALIZED (
+            SELECT a.id FROM ledger_account a WHERE a.id = ANY (p_accounts) ORDER BY a.id FOR NO KEY UPDATE
+        ), deltas AS (
+            SELECT l.a, sum(l.d)::bigint AS d FROM unnest(p_accounts, p_amounts) AS l(a, d) GROUP BY l.a
+        ), updated AS (
+            UPDATE ledger_account account SET balance = account.balance + deltas.d
+              FROM deltas
+             WHERE account.id = deltas.a AND (SELECT count(*) FROM locked) > 0
+               AND (account.kind NOT IN ('player_wallet', 'player_in_play') OR account.balance + deltas.d >= 0)
+            RETURNING account.id, account.balance - deltas.d AS before
+        )
+        SELECT array_agg(updated.id), array_agg(updated.before), count(*), (SELECT count(*) FROM locked),
+               (SELECT count(*) FROM deltas)
+          INTO v_account_ids, v_running, v_updated, v_locked, v_accounts
+          FROM updated;
+        IF v_updated < v_accounts THEN
             IF v_locked = v_accounts THEN
                 RAISE EXCEPTION 'insufficient funds on a ledger account of entry %', p_keys[1] USING ERRCODE = 'LDG01';
             END IF;
             RAISE EXCEPTION 'a ledger account of entry % does not exist', p_keys[1] USING ERRCODE = 'LDG02';
-        ELSE
-            entry_id := v_id;
-            outcome := 'posted';
         END IF;
+        FOR i IN 1 .. v_lines LOOP  -- each posting's balance after it, line by line in the order given
+            j := array_position(v_account_ids, p_accounts[i]);
+            v_running[j] := v_running[j] + p_amounts[i];
+            v_after := v_after || v_running[j];
+        END LOOP;
+        INSERT INTO ledger_posting (entry_id, account_id, direction, amount, currency, balance_after)
+        SELECT v_id, l.a, CASE WHEN l.d > 0 THEN 'C' ELSE 'D' END, abs(l.d), l.c, l.b
+          FROM unnest(p_accounts, p_amounts, p_currencies, v_after) WITH ORDINALITY AS l(a, d, c, b, n)
+         ORDER BY l.n;
+        entry_id := v_id;
+        outcome := 'posted';
         RETURN NEXT;
         RETURN;
     END IF;
 
-    -- Several entries. Each entry's request hash: as above, entry by entry.
-    SELECT array_agg(h.hash ORDER BY h.e), count(*), coalesce(bool_and(h.e BETWEEN 1 AND v_count), false)
-      INTO v_hashes, v_entries, v_lines_ok
+    -- Several entries. Each entry's request hash (the recipe above), and how many distinct keys.
+    SELECT array_agg(h.hash ORDER BY h.e), count(*), coalesce(bool_and(h.e BETWEEN 1 AND v_count), false),
+           (SELECT count(DISTINCT k) FROM unnest(p_keys) AS k)
+      INTO v_hashes, v_entries, v_lines_ok, v_keys
       FROM (SELECT l.e, encode(sha256(convert_to(
                        p_kinds[l.e] || E'\n' || p_reference_types[l.e] || E'\n' || p_reference_ids[l.e] || E'\n'
                        || coalesce(p_reverses[l.e]::text, '') || E'\n'
@@ -125,8 +135,7 @@ BEGIN
               FROM unnest(p_line_entries, p_accounts, p_amounts) AS l(e, a, d)
              GROUP BY l.e) AS h;
     IF v_entries IS DISTINCT FROM v_count OR NOT v_lines_ok OR cardinality(p_line_entries) <> v_lines
-       OR cardinality(p_amounts) <> v_lines OR cardinality(p_currencies) <> v_lines
-       OR cardinality(array(SELECT DISTINCT k FROM unnest(p_keys) AS k)) < v_count THEN
+       OR cardinality(p_amounts) <> v_lines OR cardinality(p_currencies) <> v_lines OR v_keys < v_count THEN
         RAISE EXCEPTION 'ledger entries need distinct keys and lines each (% entries, lines for %)', v_count, v_entries
             USING ERRCODE = 'LDG03';
     END IF;
@@ -166,14 +175,13 @@ BEGIN
     END IF;
 
     IF v_entries > 0 THEN
-        -- Rows locked in primary-key order, as every writer locks them (counted: a missing account
-        -- is told from insufficient funds without another statement); then every balance in one
-        -- statement, which answers each balance before these entries.
-        SELECT count(*) INTO v_locked
-          FROM (SELECT 1 FROM ledger_account
-                 WHERE id IN (SELECT l.a FROM unnest(p_line_entries, p_accounts) AS l(e, a) WHERE v_outcomes[l.e] = 'posted')
-                 ORDER BY id FOR NO KEY UPDATE) AS l;
-        WITH deltas AS (
+        -- The accounts of the new entries locked and moved as for one entry (the lock order above);
+        -- the UPDATE answers each balance before these entries.
+        WITH locked AS MATERIALIZED (
+            SELECT a.id FROM ledger_account a
+             WHERE a.id IN (SELECT l.a FROM unnest(p_line_entries, p_accounts) AS l(e, a) WHERE v_outcomes[l.e] = 'posted')
+             ORDER BY a.id FOR NO KEY UPDATE
+        ), deltas AS (
             SELECT l.a, sum(l.d)::bigint AS d
               FROM unnest(p_line_entries, p_accounts, p_amounts) AS l(e, a, d)
              WHERE v_outcomes[l.e] = 'posted'
@@ -181,14 +189,14 @@ BEGIN
         ), updated AS (
             UPDATE ledger_account account SET balance = account.balance + deltas.d
               FROM deltas
-             WHERE account.id = deltas.a
+             WHERE account.id = deltas.a AND (SELECT count(*) FROM locked) > 0
                AND (account.kind NOT IN ('player_wallet', 'player_in_play') OR account.balance + deltas.d >= 0)
             RETURNING account.id, account.balance - deltas.d AS before,
                       account.kind IN ('player_wallet', 'player_in_play') AS floored
         )
         SELECT array_agg(updated.id), array_agg(updated.before), array_agg(updated.floored), count(*),
-               (SELECT count(*) FROM deltas)
-          INTO v_account_ids, v_running, v_floored, v_updated, v_accounts
+               (SELECT count(*) FROM locked), (SELECT count(*) FROM deltas)
+          INTO v_account_ids, v_running, v_floored, v_updated, v_locked, v_accounts
           FROM updated;
         IF v_updated < v_accounts THEN
             IF v_locked = v_accounts THEN
