@@ -126,9 +126,16 @@ class Direction(models.TextChoices):
 
 
 class Posting(models.Model):
-    entry = models.ForeignKey(JournalEntry, on_delete=models.PROTECT, related_name="postings")
+    # Neither reference is a foreign key in the database: the trigger on new postings checks both
+    # when they are written (ledger_check_new_postings: the account locked FOR KEY SHARE, as a foreign
+    # key's check would), and ledger_keep_posted_accounts keeps an account with postings from being
+    # deleted or renumbered (entries are append-only); no check is left for the commit (issue #34,
+    # docs/BENCHMARKS.md "Posting in fewer statements").
+    entry = models.ForeignKey(JournalEntry, on_delete=models.PROTECT, related_name="postings", db_constraint=False)
     # Indexed by the (account, id) index below; a second index on account alone is dead weight.
-    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="postings", db_index=False)
+    account = models.ForeignKey(
+        Account, on_delete=models.PROTECT, related_name="postings", db_index=False, db_constraint=False
+    )
     direction = models.CharField(max_length=1, choices=Direction.choices)
     amount = models.BigIntegerField()
     currency = models.CharField(max_length=3)

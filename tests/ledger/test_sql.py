@@ -400,3 +400,64 @@ def test_the_house_shard_is_the_databases_rule_of_the_key():
     }
     assert set(shards.values()) == set(range(32))
     assert house_account(currency="EUR", spread_by="k").id == house_account(currency="EUR", spread_by="k").id
+
+
+@pytest.mark.parametrize("malformed", ["no lines", "a line of another entry", "currencies apart", "amounts apart"])
+def test_post_entries_refuses_one_malformed_entry_and_writes_nothing(malformed):
+    """One entry is checked by plain expressions (its own branch): the same refusals as for several."""
+    player = make_player(balance=100)
+    wallet, in_play = player_accounts_open(player=player)
+    line_entries, accounts, amounts, currencies = [1, 1], [wallet.id, in_play.id], [-1, 1], ["EUR", "EUR"]
+    if malformed == "no lines":
+        line_entries, accounts, amounts, currencies = [], [], [], []
+    elif malformed == "a line of another entry":
+        line_entries = [1, 2]
+    elif malformed == "currencies apart":
+        currencies = ["EUR"]
+    else:
+        amounts = [-1, 1, 0]
+    before = JournalEntry.objects.count()
+    with pytest.raises(DatabaseError) as refused, transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT * FROM ledger_post_entries('{a}', '{stake}', '{r}', '{system}', '{t}', '{round}', '{1}',"
+            " '{NULL}', %s::integer[], %s::bigint[], %s::bigint[], %s::text[])",
+            [line_entries, accounts, amounts, currencies],
+        )
+    assert refused.value.__cause__.sqlstate == sql.MALFORMED_ENTRIES
+    assert JournalEntry.objects.count() == before
+
+
+@pytest.mark.parametrize(("case", "sqlstate"), [("missing", sql.MISSING_ACCOUNT), ("overdraw", sql.INSUFFICIENT_FUNDS)])
+def test_post_entries_tells_a_missing_account_from_insufficient_funds_and_writes_nothing(case, sqlstate):
+    """Several entries: the count of the accounts locked tells the two apart."""
+    player = make_player(balance=100)
+    wallet, in_play = player_accounts_open(player=player)
+    if case == "missing":
+        in_play.id = 10**12
+    entries, balances = JournalEntry.objects.count(), [a.balance for a in Account.objects.order_by("id")]
+    with pytest.raises(DatabaseError) as refused, transaction.atomic():
+        post_entries(
+            [("a", "1"), ("b", "2")],
+            lines=[
+                (1, wallet, -50),
+                (1, in_play, 50),
+                (2, wallet, -60 if case == "missing" else -51),
+                (2, in_play, 60 if case == "missing" else 51),
+            ],
+        )
+    assert refused.value.__cause__.sqlstate == sqlstate
+    assert JournalEntry.objects.count() == entries
+    assert [account.balance for account in Account.objects.order_by("id")] == balances
+
+
+def test_one_entry_replays_its_key_and_refuses_other_content_without_moving_money():
+    player = make_player(balance=1_000)
+    wallet, in_play = player_accounts_open(player=player)
+    entry_id, _ = post([wallet, in_play], [-10, 10], key="once")
+    postings = Posting.objects.count()
+    assert post([wallet, in_play], [-10, 10], key="once") == (entry_id, sql.REPLAYED)
+    assert post([wallet, in_play], [-11, 11], key="once") == (entry_id, sql.CONFLICT)
+    assert post([in_play, wallet], [10, -10], key="once") == (entry_id, sql.REPLAYED)  # the lines' order is no content
+    assert Posting.objects.count() == postings
+    wallet.refresh_from_db()
+    assert wallet.balance == 990
