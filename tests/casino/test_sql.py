@@ -364,25 +364,37 @@ def test_rounds_settle_posts_each_round_of_a_batch_as_its_own_entry():
     )
     assert len(sql.rounds_settle(ids=None, resolved_before=now, limit=10).rounds) == 3
     wallet = Account.objects.get(player=player, kind=AccountKind.PLAYER_WALLET)
+    # One entry per round, in the order the batch posted them (its statement does not promise one).
     entries = list(JournalEntry.objects.filter(idempotency_key__endswith=":settle").order_by("id"))
-    assert [(e.idempotency_key, e.kind, e.reference_type, e.reference_id) for e in entries] == [
-        (f"round:{r.id}:settle", "settlement", "round", str(r.id)) for r in (won, lost, pushed)
+    rounds = {str(r.id): r for r in (won, lost, pushed)}
+    assert sorted(e.reference_id for e in entries) == sorted(rounds)
+    assert [(e.idempotency_key, e.kind, e.reference_type) for e in entries] == [
+        (f"round:{e.reference_id}:settle", "settlement", "round") for e in entries
     ]
-    assert entries[0].reason == "win: payout 200 of 100 staked"
-    lines = [
-        [(p.account.kind, p.direction, p.amount) for p in e.postings.order_by("id").select_related("account")]
+    by_round = {e.reference_id: e for e in entries}
+    assert by_round[str(won.id)].reason == "win: payout 200 of 100 staked"
+    lines = {
+        e.reference_id: [
+            (p.account.kind, p.direction, p.amount) for p in e.postings.order_by("id").select_related("account")
+        ]
         for e in entries
-    ]
-    assert lines == [
-        [("player_in_play", "D", 100), ("player_wallet", "C", 200), ("house", "D", 100)],
-        [("player_in_play", "D", 100), ("house", "C", 100)],
-        [("player_in_play", "D", 100), ("player_wallet", "C", 100)],
-    ]
-    # The wallet's balance after each posting runs through the batch: 700 after the three stakes.
-    assert list(wallet.postings.filter(entry__in=entries).order_by("id").values_list("balance_after", flat=True)) == [
-        900,
-        1_000,
-    ]
+    }
+    assert lines == {
+        str(won.id): [("player_in_play", "D", 100), ("player_wallet", "C", 200), ("house", "D", 100)],
+        str(lost.id): [("player_in_play", "D", 100), ("house", "C", 100)],
+        str(pushed.id): [("player_in_play", "D", 100), ("player_wallet", "C", 100)],
+    }
+    # The wallet's balance after each posting runs through the batch, from 700 after the three stakes.
+    payouts = {str(won.id): 200, str(lost.id): 0, str(pushed.id): 100}
+    running, expected = 700, []
+    for entry in entries:
+        if payouts[entry.reference_id]:
+            running += payouts[entry.reference_id]
+            expected.append(running)
+    assert list(wallet.postings.filter(entry__in=entries).order_by("id").values_list("balance_after", flat=True)) == (
+        expected
+    )
+    assert expected[-1] == 1_000
     wallet.refresh_from_db()
     assert wallet.balance == 1_000
 
