@@ -110,7 +110,9 @@ def _wallet_held(player):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_job_leaves_a_round_whose_wallet_is_busy_to_its_next_run(table):
+def test_beat_leaves_a_round_whose_wallet_is_busy_to_its_next_run_and_the_deadline_task_waits(table):
+    """The deadline task does not leave a round behind: nobody may come after it (beat down,
+    nobody playing)."""
     busy, free = _overdue_tie(table, balance=10_000), _overdue_tie(table, balance=10_000)
     with _wallet_held(busy.player):
         assert rounds_decide_timed_out() == 1  # without waiting for the busy wallet
@@ -118,6 +120,15 @@ def test_the_job_leaves_a_round_whose_wallet_is_busy_to_its_next_run(table):
         assert Round.objects.get(pk=free.pk).decision == "war"
     assert rounds_decide_timed_out() == 1
     assert Round.objects.get(pk=busy.pk).decision == "war"
+    late = _overdue_tie(table, balance=10_000)
+    with _wallet_held(late.player) as other:
+        release = threading.Timer(0.5, other.commit)
+        release.start()
+        started = time.monotonic()
+        assert rounds_decide_when_due(ends=time.time() - 0.01) == 1
+        assert time.monotonic() - started >= 0.4  # it waited for the wallet
+        release.join()
+    assert Round.objects.get(pk=late.pk).decision == "war"
 
 
 def test_the_round_plays_to_the_rules_it_was_placed_under(table):
@@ -280,20 +291,6 @@ def test_the_deadline_task_takes_the_house_rule_once_due_and_comes_back_when_ear
     assert decided.decision_timed_out and decided.status != RoundStatus.AWAITING_DECISION
     assert rounds_decide_when_due(ends=time.time() - 0.01) == 0  # decided: nothing more
     assert len(sent_tasks) == 1
-
-
-@pytest.mark.django_db(transaction=True)
-def test_the_deadline_task_waits_for_a_busy_wallet(table):
-    """Nobody may come after it (beat down, nobody playing): it does not leave a round behind."""
-    busy, free = _overdue_tie(table, balance=10_000), _overdue_tie(table, balance=10_000)
-    with _wallet_held(busy.player) as other:
-        release = threading.Timer(0.5, other.commit)
-        release.start()
-        started = time.monotonic()
-        assert rounds_decide_when_due(ends=time.time() - 0.01) == 2
-        assert time.monotonic() - started >= 0.4
-        release.join()
-    assert {r.decision for r in Round.objects.filter(pk__in=[busy.pk, free.pk])} == {"war"}
 
 
 def test_settlement_in_sql_posts_to_the_house_shard_that_python_picks_for_the_key(table):
