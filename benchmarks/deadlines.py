@@ -1,6 +1,7 @@
 """How late a tie's decision deadline is kept with beat down and nobody playing: a Celery worker
 (as the service runs it, no beat) and ties placed one by one, nothing else; each tie asks the
-worker for the house rule at its deadline (casino/services/rounds.py `round_deadline_enqueue`).
+worker for the house rule once the window of its deadline has closed (casino/services/rounds.py
+`round_deadline_enqueue`).
 Lateness is `decided_at - decision_deadline` of each round, in passes of `--ties` ties.
 
     python benchmarks/deadlines.py [--ties 60] [--passes 3] [--timeout-s 2]

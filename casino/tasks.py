@@ -5,7 +5,7 @@ from celery import shared_task
 
 from casino.reports import round_hours_sum_up
 from casino.services.matches import matches_purge
-from casino.services.rounds import DECIDE_WHEN_DUE_TASK, round_decide_when_due, rounds_decide_timed_out
+from casino.services.rounds import DECIDE_DUE_TASK, rounds_decide_timed_out, rounds_decide_when_due
 from casino.services.settlement import SETTLE_DUE_TASK, round_settle, rounds_settle_due, rounds_settle_overdue
 from casino.services.wallets import (
     SEND_CREDITS_TASK,
@@ -24,7 +24,6 @@ def settle_round_task(round_id: str) -> bool:
 
 @shared_task(name=SETTLE_DUE_TASK, acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=5)
 def settle_due_task() -> int:
-    rounds_decide_timed_out()  # overdue decisions do not wait for beat (cheap: an indexed read)
     return rounds_settle_due()
 
 
@@ -38,9 +37,9 @@ def decide_timed_out_task() -> int:
     return rounds_decide_timed_out()
 
 
-@shared_task(name=DECIDE_WHEN_DUE_TASK, acks_late=True)
-def decide_when_due_task(round_id: str) -> int:
-    return round_decide_when_due(round_id=round_id)
+@shared_task(name=DECIDE_DUE_TASK, acks_late=True)
+def decide_due_task(ends: float) -> int:
+    return rounds_decide_when_due(ends=ends)
 
 
 @shared_task(name=DELIVER_WEBHOOK_TASK, acks_late=True)

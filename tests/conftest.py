@@ -73,15 +73,17 @@ def fast_password_hashing(settings):
 @pytest.fixture(autouse=True)
 def eager_celery():
     """Tasks run in-process unless a test starts a real worker (tests/casino/test_celery_worker.py)."""
-    from casino.services import settlement
+    from casino.services import rounds, settlement
     from config.celery import app
 
     previous = app.conf.task_always_eager, app.conf.broker_url
     app.conf.task_always_eager = True
     settlement._broker_retry_at = settlement._known_window_ends = 0.0
+    rounds._known_deadline_windows = frozenset()
     yield app
     app.conf.task_always_eager, app.conf.broker_url = previous
     settlement._broker_retry_at = settlement._known_window_ends = 0.0
+    rounds._known_deadline_windows = frozenset()
 
 
 @pytest.fixture(autouse=True)

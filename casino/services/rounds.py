@@ -10,6 +10,8 @@ from __future__ import annotations
 import copy
 import functools
 import logging
+import math
+import time
 import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -40,7 +42,7 @@ from casino.engine import (
 from casino.models import Round, RoundStatus, SeedPair, ShoeState, Table, WalletCallStatus
 from casino.selectors import table_get, table_rules_fair
 from casino.services.fairness import seed_pair_active
-from casino.services.settlement import broker_task_send, settlement_enqueue
+from casino.services.settlement import CLOCK_MARGIN_S, broker_task_send, broker_window_send, settlement_enqueue
 from casino.services.wallets import wallet_debit_refusal
 from core import clock
 from core.actors import Actor
@@ -65,12 +67,20 @@ from protection.services import STAKE_GUARD_KINDS, protection_check_stake
 logger = logging.getLogger(__name__)
 
 HOUSE_RULE_BATCH = 50  # overdue rounds decided per transaction
-# Each round awaiting a decision asks a worker for the house rule at its deadline (a delayed task),
-# so a deadline holds with beat down and nobody playing. A wait longer than this is taken in hops:
-# a message held by a worker longer than Redis's visibility timeout (300 s) would be delivered twice.
-DECIDE_WHEN_DUE_TASK = "casino.decide_when_due"  # casino/tasks.py: asked for by name
+# Each round awaiting a decision asks a worker for the house rule once its deadline has passed,
+# so a deadline holds with beat down and nobody playing. Deadlines are asked for by windows, as
+# settlement is (casino/services/settlement.py `broker_window_send`): the deadlines of one window
+# (DEADLINE_WINDOW_S of deadline time, a Redis key per window) share one delayed task, which runs
+# once the window has closed and takes the house rule for every overdue round, in batches. A window
+# costs one message whatever the rate of ties; a decision is up to one window later than its
+# deadline. A process remembers the windows it knows of, so a tie whose window is known asks Redis
+# nothing. A wait longer than DEADLINE_HOP_S is taken in hops: a message held by a worker longer than
+# Redis's visibility timeout (300 s) would be delivered twice.
+DECIDE_DUE_TASK = "casino.decide_due"  # casino/tasks.py: asked for by name
+DEADLINE_WINDOW_KEY = "casino:deadlines:window"
+DEADLINE_WINDOW_S = 0.25
 DEADLINE_HOP_S = 120
-DEADLINE_MARGIN_S = 0.05  # the task runs this long after the deadline: hosts' clocks differ a little
+_known_deadline_windows: frozenset[int] = frozenset()  # windows this process queued or found open
 
 
 def _rules(round_: Round) -> CasinoWarRules:
@@ -319,46 +329,52 @@ def round_place(
             )
         else:
             after_commit(
-                functools.partial(round_deadline_enqueue, round_id, round_.decision_deadline),
+                functools.partial(round_deadline_enqueue, round_.decision_deadline),
                 what=f"queueing the deadline of round {round_id}",
             )
     return round_
 
 
-def round_deadline_enqueue(round_id: uuid.UUID, deadline: datetime) -> None:
-    """After the commit of a round awaiting a decision: ask a worker to take the house rule at its
-    deadline (`round_decide_when_due`), unless someone decides first. Without a broker (eager)
-    nothing is queued: reads, decisions and beat's sweeper keep the deadline then."""
+def round_deadline_enqueue(deadline: datetime) -> None:
+    """After the commit of a round awaiting a decision: make sure a worker takes the house rule
+    once the window of its deadline has closed (`rounds_decide_when_due`), unless someone decides
+    first. Never raises. Without a broker (eager) nothing is queued: reads, decisions and beat's
+    sweeper keep the deadline then."""
+    global _known_deadline_windows
+    window = math.ceil(deadline.timestamp() / DEADLINE_WINDOW_S)
+    known = _known_deadline_windows
+    if window in known:  # first: the common case, and reading Celery's conf costs more
+        return  # the task of that window runs after it closes, and finds this round
     if current_app.conf.task_always_eager:
         return
-    wait = (deadline - timezone.now()).total_seconds()
-    broker_task_send(
-        DECIDE_WHEN_DUE_TASK,
-        args=[str(round_id)],
-        countdown=max(0.0, min(wait, DEADLINE_HOP_S)) + DEADLINE_MARGIN_S,
-        what=f"the deadline of round {round_id}",
+    ends = window * DEADLINE_WINDOW_S
+    sent = broker_window_send(
+        f"{DEADLINE_WINDOW_KEY}:{window}",
+        seconds=ends - time.time(),
+        name=DECIDE_DUE_TASK,
+        args=[ends],
+        longest_s=DEADLINE_HOP_S,
+        what=f"the deadlines of window {window}",
     )
+    if sent is not None:  # forget the windows closed by now (a frozenset: threads read it unlocked)
+        now = time.time() / DEADLINE_WINDOW_S
+        _known_deadline_windows = frozenset([window, *(w for w in known if w > now)])
 
 
-def round_decide_when_due(*, round_id: str) -> int:
-    """The worker's task for a round's deadline: the house rule if the round still awaits a
-    decision and its deadline has passed (1), nothing if it was decided (0); early (a long wait
-    taken in hops, this host's clock behind), queued again for the rest of the wait."""
-    try:
-        round_pk = uuid.UUID(str(round_id))
-    except ValueError:
+def rounds_decide_when_due(*, ends: float) -> int:
+    """The worker's task for a window of deadlines ending at `ends` (Unix time): the house rule for
+    every round whose deadline has passed (`rounds_decide_timed_out`, waiting for busy accounts);
+    early (a long wait taken in hops, this host's clock behind), queued again for the rest."""
+    wait = ends - time.time()
+    if wait > 0:
+        broker_task_send(
+            DECIDE_DUE_TASK,
+            args=[ends],
+            countdown=min(wait, DEADLINE_HOP_S) + CLOCK_MARGIN_S,
+            what=f"the deadlines until {ends}",
+        )
         return 0
-    deadline = (
-        Round.objects.filter(pk=round_pk, status=RoundStatus.AWAITING_DECISION)
-        .values_list("decision_deadline", flat=True)
-        .first()
-    )
-    if deadline is None:
-        return 0
-    if deadline > timezone.now():
-        round_deadline_enqueue(round_pk, deadline)
-        return 0
-    return _rounds_take_house_rule([round_pk], wait_for_accounts=True)
+    return rounds_decide_timed_out(wait_for_accounts=True)
 
 
 def _raise_refusal(exc: DatabaseError) -> None:
@@ -470,16 +486,17 @@ def _uuid_or_404(value: str) -> uuid.UUID:
         raise NotFound(gettext("no such round")) from None
 
 
-def rounds_decide_timed_out(*, limit: int = 500) -> int:
+def rounds_decide_timed_out(*, limit: int = 500, wait_for_accounts: bool = False) -> int:
     """Take the table's house rule for every round whose decision is overdue (go to war, or
-    surrender when the wallet cannot cover the raise), logged as taken by the system. Run by
-    beat, and by the worker whenever it settles (so a beat that is down delays nothing)."""
+    surrender when the wallet cannot cover the raise), logged as taken by the system. Run by the
+    worker when a window of deadlines closes (`rounds_decide_when_due`: it waits for busy accounts,
+    so a beat that is down delays nothing), and by beat (it leaves them for its next run)."""
     due = list(
         Round.objects.filter(status=RoundStatus.AWAITING_DECISION, decision_deadline__lte=timezone.now())
         .order_by("decision_deadline")
         .values_list("id", flat=True)[:limit]
     )
-    decided = _rounds_take_house_rule(due)
+    decided = _rounds_take_house_rule(due, wait_for_accounts=wait_for_accounts)
     if decided:
         logger.info("took the house rule for %d overdue decisions", decided)
     return decided

@@ -43,14 +43,14 @@ SETTLE_DUE_TASK = "casino.settle_due"
 # nothing at all.
 SETTLE_WINDOW_KEY = "casino:settlement:window"
 SETTLE_WINDOW_S = 0.25  # 0.1 cost a task and its batches 10 times a second; lag p99 stays under 0.5 s
-CLOCK_MARGIN_S = 0.05  # a batch runs this long after its window closes: web hosts' clocks differ a little
+CLOCK_MARGIN_S = 0.05  # a window's task runs this long after it closes: hosts' clocks differ a little
 BROKER_PAUSE_S = 3
 _broker_retry_at = 0.0  # after a failed publish, skip the broker for a while: the sweeper catches up
 _known_window_ends = 0.0  # the end (Unix time) of the latest window this process knows of
 
 
 def broker_task_send(name: str, *, args: list, countdown: float, what: str) -> None:
-    """Queue a task after a commit, as `settlement_enqueue` does: never raises, and after a failed
+    """Queue a task after a commit, as `broker_window_send` does: never raises, and after a failed
     publish leaves the broker alone for a few seconds (the sweepers catch up), so that an outage
     costs one failed attempt per process rather than a connection timeout per request."""
     global _broker_retry_at
@@ -69,34 +69,55 @@ def broker_task_send(name: str, *, args: list, countdown: float, what: str) -> N
         )
 
 
+def broker_window_send(
+    key: str, *, seconds: float, name: str, what: str, args: list | None = None, longest_s: float | None = None
+) -> float | None:
+    """Open the window `key`, `seconds` from now, unless one is open (a Redis key shared by every
+    process: core/cache.py `cache_window_open`), and if this call opened it queue the task `name`
+    to run once the window has closed (CLOCK_MARGIN_S after its end; at most `longest_s` ahead, the
+    task then comes back for the rest). Answers the open window's end (Unix time), or None when
+    nothing could be queued: never raises (it runs after a commit, and the sweepers catch up);
+    after a failed publish the window is closed again, for the next caller to open, and the broker
+    is left alone for a few seconds, so an outage costs one failed attempt per process."""
+    global _broker_retry_at
+    if time.monotonic() < _broker_retry_at:
+        return None
+    try:
+        ends, opened = cache_window_open(cache, key, seconds=seconds)
+        if opened:
+            wait = max(0.0, ends - time.time())
+            countdown = (wait if longest_s is None else min(wait, longest_s)) + CLOCK_MARGIN_S
+            current_app.send_task(name, args=args, countdown=countdown)
+    except Exception as exc:  # the broker is down: placing rounds must keep working
+        _broker_retry_at = time.monotonic() + BROKER_PAUSE_S
+        logger.warning(
+            "could not queue %s (%s: %s); broker left alone for %d s; the sweeper catches up",
+            what,
+            exc.__class__.__name__,
+            exc,
+            BROKER_PAUSE_S,
+        )
+        with contextlib.suppress(Exception):  # no task was queued: let the next caller open the window
+            cache.delete(key)
+        return None
+    return ends
+
+
 def settlement_enqueue(round_id: uuid.UUID) -> None:
-    """Ask a worker to settle the round (it has committed); never raises (it runs after the
-    commit, and the sweeper is the safety net). After a failed publish the broker is left alone
-    for a few seconds, so an outage costs one failed attempt per process, not one per round."""
-    global _broker_retry_at, _known_window_ends
+    """Ask a worker to settle the round (it has committed): the batch of the open settlement
+    window, or of one this opens. Never raises (it runs after the commit, and the sweeper is the
+    safety net)."""
+    global _known_window_ends
     if time.time() < _known_window_ends:  # first: the common case, and reading Celery's conf costs more
         return  # the batch of a window still open runs after it closes, and finds this round
     if current_app.conf.task_always_eager:  # no broker: settle this round now, in this process
         round_settle(round_id=round_id)
         return
-    if time.monotonic() < _broker_retry_at:
-        return
-    try:
-        ends, opened = cache_window_open(cache, SETTLE_WINDOW_KEY, seconds=SETTLE_WINDOW_S)
-        if opened:
-            current_app.send_task(SETTLE_DUE_TASK, countdown=max(0.0, ends - time.time()) + CLOCK_MARGIN_S)
+    ends = broker_window_send(
+        SETTLE_WINDOW_KEY, seconds=SETTLE_WINDOW_S, name=SETTLE_DUE_TASK, what=f"settlement of round {round_id}"
+    )
+    if ends is not None:
         _known_window_ends = ends
-    except Exception as exc:  # the broker is down: placing rounds must keep working
-        _broker_retry_at = time.monotonic() + BROKER_PAUSE_S
-        logger.warning(
-            "could not queue settlement of round %s (%s: %s); broker left alone for %d s; the sweeper settles it",
-            round_id,
-            exc.__class__.__name__,
-            exc,
-            BROKER_PAUSE_S,
-        )
-        with contextlib.suppress(Exception):  # no batch was queued: let the next round open a window
-            cache.delete(SETTLE_WINDOW_KEY)
 
 
 def _settle(*, ids: list[uuid.UUID] | None, resolved_before: datetime | None, limit: int) -> sql.Settled:

@@ -1,7 +1,8 @@
 """A round past its decision deadline is decided when anyone next reads or acts on it (the player,
-the player's partner casino, the settling worker), not only by beat (issue #16 item 6; the web
-pages: tests/web/test_views.py)."""
+the player's partner casino), by the worker when the window of its deadline closes, not only by
+beat (issue #16 item 6; the web pages: tests/web/test_views.py)."""
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -11,7 +12,7 @@ from accounts.models import Player
 from accounts.services import partner_create
 from casino.models import Round, RoundStatus
 from casino.services.rounds import rounds_decide_overdue_for_player
-from casino.tasks import decide_timed_out_task, settle_due_task
+from casino.tasks import decide_due_task, decide_timed_out_task
 from tests.casino.helpers import PartnerClient, set_next_round
 
 pytestmark = pytest.mark.django_db
@@ -68,11 +69,12 @@ def test_nothing_overdue_costs_one_read(player, table, django_assert_num_queries
         assert rounds_decide_overdue_for_player(player=player) == 0
 
 
-def test_the_settling_worker_also_takes_overdue_decisions(player_client, player, table):
+def test_the_worker_takes_overdue_decisions_when_their_window_closes(player_client, player, table):
     round_id = place_tie(player_client, player, table, "k1")
     overdue(round_id)
-    settle_due_task.apply()
-    assert Round.objects.get(pk=round_id).status == RoundStatus.SETTLED
+    assert decide_due_task.apply(args=[time.time() - 0.01]).get() == 1
+    decided = Round.objects.get(pk=round_id)
+    assert decided.status == RoundStatus.RESOLVED and decided.decision_timed_out
 
 
 def test_the_sweeper_takes_overdue_decisions_when_nobody_reads(player_client, player, table):

@@ -1,26 +1,33 @@
 """Round services: timeouts taken by the system, Redis down, persistent shoes, table snapshots."""
 
+import contextlib
+import math
+import threading
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 
 from casino.engine import shoe, shuffle
 from casino.engine.fairness import HmacStream
 from casino.models import Round, RoundStatus, ShoeState
+from casino.services import rounds, settlement
 from casino.services.rounds import (
     DEADLINE_HOP_S,
-    DEADLINE_MARGIN_S,
-    DECIDE_WHEN_DUE_TASK,
+    DEADLINE_WINDOW_KEY,
+    DEADLINE_WINDOW_S,
+    DECIDE_DUE_TASK,
+    round_deadline_enqueue,
     round_decide,
-    round_decide_when_due,
     round_place,
     rounds_decide_timed_out,
+    rounds_decide_when_due,
 )
-from casino.services.settlement import rounds_settle_due, rounds_settle_overdue
+from casino.services.settlement import CLOCK_MARGIN_S, rounds_settle_due, rounds_settle_overdue
 from core.actors import Actor
 from core.models import AuditEvent
 from ledger.models import Account, AccountKind, Posting
@@ -89,20 +96,39 @@ def test_overdue_decisions_are_taken_together_each_by_what_its_wallet_can_pay(ta
     assert ledger_verify().ok
 
 
-@pytest.mark.django_db(transaction=True)
-def test_the_job_leaves_a_round_whose_wallet_is_busy_to_its_next_run(table):
-    busy, free = _overdue_tie(table, balance=10_000), _overdue_tie(table, balance=10_000)
-    wallet_id = Account.objects.get(player=busy.player, kind=AccountKind.PLAYER_WALLET).pk
+@contextlib.contextmanager
+def _wallet_held(player):
+    """Another connection holding the player's wallet (as a round being placed does): it lets go
+    when the block ends, or when the caller commits it."""
+    wallet_id = Account.objects.get(player=player, kind=AccountKind.PLAYER_WALLET).pk
     settings = connection.settings_dict
     with psycopg.connect(
         host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"], dbname=settings["NAME"]
     ) as other:
         other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR NO KEY UPDATE", [wallet_id])
+        yield other
+
+
+@pytest.mark.django_db(transaction=True)
+def test_beat_leaves_a_round_whose_wallet_is_busy_to_its_next_run_and_the_deadline_task_waits(table):
+    """The deadline task does not leave a round behind: nobody may come after it (beat down,
+    nobody playing)."""
+    busy, free = _overdue_tie(table, balance=10_000), _overdue_tie(table, balance=10_000)
+    with _wallet_held(busy.player):
         assert rounds_decide_timed_out() == 1  # without waiting for the busy wallet
         assert Round.objects.get(pk=busy.pk).status == RoundStatus.AWAITING_DECISION
         assert Round.objects.get(pk=free.pk).decision == "war"
     assert rounds_decide_timed_out() == 1
     assert Round.objects.get(pk=busy.pk).decision == "war"
+    late = _overdue_tie(table, balance=10_000)
+    with _wallet_held(late.player) as other:
+        release = threading.Timer(0.5, other.commit)
+        release.start()
+        started = time.monotonic()
+        assert rounds_decide_when_due(ends=time.time() - 0.01) == 1
+        assert time.monotonic() - started >= 0.4  # it waited for the wallet
+        release.join()
+    assert Round.objects.get(pk=late.pk).decision == "war"
 
 
 def test_the_round_plays_to_the_rules_it_was_placed_under(table):
@@ -184,19 +210,69 @@ def sent_tasks(eager_celery, monkeypatch):
     return sent
 
 
-def test_a_tie_asks_a_worker_for_the_house_rule_at_its_deadline(sent_tasks, django_capture_on_commit_callbacks):
+def _window_of(deadline) -> tuple[int, float]:
+    window = math.ceil(deadline.timestamp() / DEADLINE_WINDOW_S)
+    return window, window * DEADLINE_WINDOW_S
+
+
+def test_a_tie_asks_a_worker_for_the_house_rule_once_its_deadlines_window_closes(
+    sent_tasks, django_capture_on_commit_callbacks
+):
     table = TableFactory(max_tie_bet=0, decision_timeout_s=30)
     player = make_player(balance=10_000)
     set_next_round(player, tie=True)
     with django_capture_on_commit_callbacks(execute=True):
         tie = round_place(player=player, table_id=table.pk, main_bet=100, actor=Actor.player(player))
-    deadlines = [task for task in sent_tasks if task[0] == DECIDE_WHEN_DUE_TASK]
-    assert len(deadlines) == 1 and deadlines[0][1] == [str(tie.pk)]
-    assert 29 < deadlines[0][2] <= 30 + DEADLINE_MARGIN_S
+    deadlines = [task for task in sent_tasks if task[0] == DECIDE_DUE_TASK]
+    _, ends = _window_of(tie.decision_deadline)
+    assert len(deadlines) == 1 and deadlines[0][1] == [ends]
+    assert tie.decision_deadline.timestamp() <= ends < tie.decision_deadline.timestamp() + DEADLINE_WINDOW_S
+    assert 29 < deadlines[0][2] <= 30 + DEADLINE_WINDOW_S + CLOCK_MARGIN_S
     set_next_round(player, tie=False)
     with django_capture_on_commit_callbacks(execute=True):
         round_place(player=player, table_id=table.pk, main_bet=100, actor=Actor.player(player))
-    assert [task for task in sent_tasks if task[0] == DECIDE_WHEN_DUE_TASK] == deadlines  # a resolved round: none
+    assert [task for task in sent_tasks if task[0] == DECIDE_DUE_TASK] == deadlines  # a resolved round: none
+
+
+def _deadlines(*offsets_s, ahead_s=60):
+    """Deadlines `offsets_s` after the start of a window `ahead_s` from now, no window of theirs open."""
+    start = (math.floor(time.time() / DEADLINE_WINDOW_S) + round(ahead_s / DEADLINE_WINDOW_S)) * DEADLINE_WINDOW_S
+    deadlines = [datetime.fromtimestamp(start + offset, tz=UTC) for offset in offsets_s]
+    cache.delete_many([f"{DEADLINE_WINDOW_KEY}:{_window_of(deadline)[0]}" for deadline in deadlines])
+    return deadlines
+
+
+def test_ties_whose_deadlines_fall_in_one_window_share_one_task(sent_tasks, monkeypatch):
+    first, same, following = _deadlines(0.01, DEADLINE_WINDOW_S - 0.01, DEADLINE_WINDOW_S + 0.01)
+    round_deadline_enqueue(first)
+    with monkeypatch.context() as patched:
+        patched.setattr(settlement, "cache_window_open", lambda *a, **k: pytest.fail("Redis asked"))
+        round_deadline_enqueue(same)  # this process knows of the window: it asks Redis nothing
+    assert [(name, args) for name, args, _ in sent_tasks] == [(DECIDE_DUE_TASK, [_window_of(first)[1]])]
+    round_deadline_enqueue(following)
+    assert [args for _, args, _ in sent_tasks] == [[_window_of(first)[1]], [_window_of(following)[1]]]
+    assert _window_of(following)[1] - _window_of(first)[1] == pytest.approx(DEADLINE_WINDOW_S)
+
+
+def test_a_deadlines_window_another_process_opened_is_ridden_too(sent_tasks):
+    (deadline,) = _deadlines(0.1, ahead_s=70)
+    window, _ = _window_of(deadline)
+    cache.set(f"{DEADLINE_WINDOW_KEY}:{window}", "9999999999.0", timeout=120)  # another web process's window
+    round_deadline_enqueue(deadline)
+    assert sent_tasks == []
+
+
+def test_a_failed_publish_of_a_deadline_closes_its_window_and_never_raises(eager_celery, monkeypatch):
+    eager_celery.conf.task_always_eager = False
+
+    def refuse(name, **options):
+        raise ConnectionError("broker down")
+
+    monkeypatch.setattr(eager_celery, "send_task", refuse)
+    (deadline,) = _deadlines(0.1, ahead_s=80)
+    round_deadline_enqueue(deadline)  # logged, never raised
+    window, _ = _window_of(deadline)
+    assert cache.get(f"{DEADLINE_WINDOW_KEY}:{window}") is None and window not in rounds._known_deadline_windows
 
 
 def test_the_deadline_task_takes_the_house_rule_once_due_and_comes_back_when_early(sent_tasks):
@@ -205,14 +281,16 @@ def test_the_deadline_task_takes_the_house_rule_once_due_and_comes_back_when_ear
     set_next_round(player, tie=True)
     tie = round_place(player=player, table_id=table.pk, main_bet=100, actor=Actor.player(player))
     sent_tasks.clear()
-    assert round_decide_when_due(round_id=str(tie.pk)) == 0  # early (a long wait is taken in hops)
-    assert sent_tasks == [(DECIDE_WHEN_DUE_TASK, [str(tie.pk)], DEADLINE_HOP_S + DEADLINE_MARGIN_S)]
-    Round.objects.filter(pk=tie.pk).update(decision_deadline=timezone.now() - timedelta(seconds=1))
-    assert round_decide_when_due(round_id=str(tie.pk)) == 1
+    ends = time.time() + 600
+    assert rounds_decide_when_due(ends=ends) == 0  # early (a long wait is taken in hops)
+    assert sent_tasks == [(DECIDE_DUE_TASK, [ends], DEADLINE_HOP_S + CLOCK_MARGIN_S)]
+    assert rounds_decide_when_due(ends=time.time() - 0.01) == 0  # the window closed, the deadline is later
+    overdue(tie)
+    assert rounds_decide_when_due(ends=time.time() - 0.01) == 1
     decided = Round.objects.get(pk=tie.pk)
     assert decided.decision_timed_out and decided.status != RoundStatus.AWAITING_DECISION
-    assert round_decide_when_due(round_id=str(tie.pk)) == 0  # decided: nothing more
-    assert round_decide_when_due(round_id="not-a-round") == 0
+    assert rounds_decide_when_due(ends=time.time() - 0.01) == 0  # decided: nothing more
+    assert len(sent_tasks) == 1
 
 
 def test_settlement_in_sql_posts_to_the_house_shard_that_python_picks_for_the_key(table):
