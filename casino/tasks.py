@@ -42,6 +42,13 @@ def decide_due_task(ends: float) -> int:
     return rounds_decide_when_due(ends=ends)
 
 
+# Before deadline windows, each tie queued this task for itself; a message of one still in the
+# broker when the worker is upgraded (a wait is up to DEADLINE_HOP_S) runs the window's rule.
+@shared_task(name="casino.decide_when_due", acks_late=True)
+def decide_when_due_task(round_id: str) -> int:
+    return rounds_decide_timed_out(wait_for_accounts=True)
+
+
 @shared_task(name=DELIVER_WEBHOOK_TASK, acks_late=True)
 def deliver_webhook_task(delivery_id: str) -> bool:
     return webhook_deliver(delivery_id=delivery_id)

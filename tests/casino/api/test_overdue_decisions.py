@@ -12,7 +12,7 @@ from accounts.models import Player
 from accounts.services import partner_create
 from casino.models import Round, RoundStatus
 from casino.services.rounds import rounds_decide_overdue_for_player
-from casino.tasks import decide_due_task, decide_timed_out_task
+from casino.tasks import decide_due_task, decide_timed_out_task, decide_when_due_task
 from tests.casino.helpers import PartnerClient, set_next_round
 
 pytestmark = pytest.mark.django_db
@@ -75,6 +75,13 @@ def test_the_worker_takes_overdue_decisions_when_their_window_closes(player_clie
     assert decide_due_task.apply(args=[time.time() - 0.01]).get() == 1
     decided = Round.objects.get(pk=round_id)
     assert decided.status == RoundStatus.RESOLVED and decided.decision_timed_out
+
+
+def test_a_deadline_queued_before_windows_is_still_kept(player_client, player, table):
+    round_id = place_tie(player_client, player, table, "k1")
+    overdue(round_id)
+    assert decide_when_due_task.apply(args=[str(round_id)]).get() == 1  # a message of the old, per-tie task
+    assert Round.objects.get(pk=round_id).decision_timed_out
 
 
 def test_the_sweeper_takes_overdue_decisions_when_nobody_reads(player_client, player, table):
