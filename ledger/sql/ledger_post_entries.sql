@@ -8,9 +8,9 @@
 -- Three statements, whatever the number of entries (docs/BENCHMARKS.md, "Posting in fewer
 -- statements"): the entries, with their request hashes, in one INSERT (a taken key reads its entry
 -- in one more statement); the accounts locked and moved in one; the postings in one INSERT. One
--- entry (the round's stake, most callers) has its own branch, in which each check is a plain
--- expression; several entries (settlement, a seamless stake) hash and check their keys in one
--- statement more. (One statement of data-modifying CTEs for the whole entry was measured: it cost
+-- entry (the round's stake, most callers) is checked and inserted by its own branch, each check a
+-- plain expression; several entries (settlement, a seamless stake) hash and check their keys in one
+-- statement more. Both then lock, move and post by the same statements. (One statement of data-modifying CTEs for the whole entry was measured: it cost
 -- more CPU than the three.)
 --
 -- The lock order, as every writer of balances keeps it (no deadlock between two postings): the
@@ -87,96 +87,65 @@ BEGIN
             RETURN NEXT;
             RETURN;
         END IF;
-        -- Every account locked in primary-key order, then each moved (a player's never below zero).
-        WITH locked AS MATERIALIZED (
-            SELECT a.id FROM ledger_account a WHERE a.id = ANY (p_accounts) ORDER BY a.id FOR NO KEY UPDATE
-        ), deltas AS (
-            SELECT l.a, sum(l.d)::bigint AS d FROM unnest(p_accounts, p_amounts) AS l(a, d) GROUP BY l.a
-        ), updated AS (
-            UPDATE ledger_account account SET balance = account.balance + deltas.d
-              FROM deltas
-             WHERE account.id = deltas.a AND (SELECT count(*) FROM locked) > 0
-               AND (account.kind NOT IN ('player_wallet', 'player_in_play') OR account.balance + deltas.d >= 0)
-            RETURNING account.id, account.balance - deltas.d AS before
-        )
-        SELECT array_agg(updated.id), array_agg(updated.before), count(*), (SELECT count(*) FROM locked),
-               (SELECT count(*) FROM deltas)
-          INTO v_account_ids, v_running, v_updated, v_locked, v_accounts
-          FROM updated;
-        IF v_updated < v_accounts THEN
-            IF v_locked = v_accounts THEN
-                RAISE EXCEPTION 'insufficient funds on a ledger account of entry %', p_keys[1] USING ERRCODE = 'LDG01';
-            END IF;
-            RAISE EXCEPTION 'a ledger account of entry % does not exist', p_keys[1] USING ERRCODE = 'LDG02';
-        END IF;
-        FOR i IN 1 .. v_lines LOOP  -- each posting's balance after it, line by line in the order given
-            j := array_position(v_account_ids, p_accounts[i]);
-            v_running[j] := v_running[j] + p_amounts[i];
-            v_after := v_after || v_running[j];
-        END LOOP;
-        INSERT INTO ledger_posting (entry_id, account_id, direction, amount, currency, balance_after)
-        SELECT v_id, l.a, CASE WHEN l.d > 0 THEN 'C' ELSE 'D' END, abs(l.d), l.c, l.b
-          FROM unnest(p_accounts, p_amounts, p_currencies, v_after) WITH ORDINALITY AS l(a, d, c, b, n)
-         ORDER BY l.n;
-        entry_id := v_id;
-        outcome := 'posted';
-        RETURN NEXT;
-        RETURN;
-    END IF;
-
-    -- Several entries. Each entry's request hash (the recipe above), and how many distinct keys.
-    SELECT array_agg(h.hash ORDER BY h.e), count(*), coalesce(bool_and(h.e BETWEEN 1 AND v_count), false),
-           (SELECT count(DISTINCT k) FROM unnest(p_keys) AS k)
-      INTO v_hashes, v_entries, v_lines_ok, v_keys
-      FROM (SELECT l.e, encode(sha256(convert_to(
-                       p_kinds[l.e] || E'\n' || p_reference_types[l.e] || E'\n' || p_reference_ids[l.e] || E'\n'
-                       || coalesce(p_reverses[l.e]::text, '') || E'\n'
-                       || string_agg(l.a::text || ':' || l.d::text, ',' ORDER BY l.a, l.d), 'UTF8')), 'hex') AS hash
-              FROM unnest(p_line_entries, p_accounts, p_amounts) AS l(e, a, d)
-             GROUP BY l.e) AS h;
-    IF v_entries IS DISTINCT FROM v_count OR NOT v_lines_ok OR cardinality(p_line_entries) <> v_lines
-       OR cardinality(p_amounts) <> v_lines OR cardinality(p_currencies) <> v_lines OR v_keys < v_count THEN
-        RAISE EXCEPTION 'ledger entries need distinct keys and lines each (% entries, lines for %)', v_count, v_entries
-            USING ERRCODE = 'LDG03';
-    END IF;
-
-    WITH inserted AS (
-        INSERT INTO ledger_journalentry (idempotency_key, request_hash, kind, reason, actor_type, actor_id,
-                                         reference_type, reference_id, reverses_id, created_at)
-        SELECT k.key, v_hashes[k.e], p_kinds[k.e], p_reasons[k.e], p_actor_types[k.e], p_actor_ids[k.e],
-               p_reference_types[k.e], p_reference_ids[k.e], p_reverses[k.e], statement_timestamp()
-          FROM unnest(p_keys) WITH ORDINALITY AS k(key, e)
-         ORDER BY k.e
-        ON CONFLICT (idempotency_key) DO NOTHING
-        RETURNING id, idempotency_key
-    )
-    SELECT array_agg(inserted.id), array_agg(inserted.idempotency_key), count(*)
-      INTO v_new_ids, v_new_keys, v_entries
-      FROM inserted;
-
-    IF v_entries = v_count THEN  -- every entry new: their ids in the order of the keys (the INSERT's)
-        v_ids := v_new_ids;
-        v_outcomes := array_fill('posted'::text, ARRAY[v_count]);
-        IF v_new_keys IS DISTINCT FROM p_keys THEN
-            SELECT array_agg(n.id ORDER BY k.e) INTO v_ids
-              FROM unnest(p_keys) WITH ORDINALITY AS k(key, e)
-              JOIN unnest(v_new_ids, v_new_keys) AS n(id, key) ON n.key = k.key;
-        END IF;
+        v_ids := ARRAY[v_id];
+        v_outcomes := ARRAY['posted'];
+        v_entries := 1;
     ELSE
-        -- A statement of its own: it sees an entry that a concurrent transaction committed while
-        -- the INSERT waited for it.
-        SELECT array_agg(coalesce(n.id, e.id) ORDER BY k.e),
-               array_agg(CASE WHEN n.id IS NOT NULL THEN 'posted'
-                              WHEN e.request_hash = v_hashes[k.e] THEN 'replayed' ELSE 'conflict' END ORDER BY k.e)
-          INTO v_ids, v_outcomes
-          FROM unnest(p_keys) WITH ORDINALITY AS k(key, e)
-          LEFT JOIN unnest(v_new_ids, v_new_keys) AS n(id, key) ON n.key = k.key
-          LEFT JOIN ledger_journalentry e ON n.id IS NULL AND e.idempotency_key = k.key;
+        -- Several entries. Each entry's request hash (the recipe above), and how many distinct keys.
+        SELECT array_agg(h.hash ORDER BY h.e), count(*), coalesce(bool_and(h.e BETWEEN 1 AND v_count), false),
+               (SELECT count(DISTINCT k) FROM unnest(p_keys) AS k)
+          INTO v_hashes, v_entries, v_lines_ok, v_keys
+          FROM (SELECT l.e, encode(sha256(convert_to(
+                           p_kinds[l.e] || E'\n' || p_reference_types[l.e] || E'\n' || p_reference_ids[l.e] || E'\n'
+                           || coalesce(p_reverses[l.e]::text, '') || E'\n'
+                           || string_agg(l.a::text || ':' || l.d::text, ',' ORDER BY l.a, l.d), 'UTF8')), 'hex') AS hash
+                  FROM unnest(p_line_entries, p_accounts, p_amounts) AS l(e, a, d)
+                 GROUP BY l.e) AS h;
+        IF v_entries IS DISTINCT FROM v_count OR NOT v_lines_ok OR cardinality(p_line_entries) <> v_lines
+           OR cardinality(p_amounts) <> v_lines OR cardinality(p_currencies) <> v_lines OR v_keys < v_count THEN
+            RAISE EXCEPTION 'ledger entries need distinct keys and lines each (% entries, lines for %)', v_count, v_entries
+                USING ERRCODE = 'LDG03';
+        END IF;
+
+        WITH inserted AS (
+            INSERT INTO ledger_journalentry (idempotency_key, request_hash, kind, reason, actor_type, actor_id,
+                                             reference_type, reference_id, reverses_id, created_at)
+            SELECT k.key, v_hashes[k.e], p_kinds[k.e], p_reasons[k.e], p_actor_types[k.e], p_actor_ids[k.e],
+                   p_reference_types[k.e], p_reference_ids[k.e], p_reverses[k.e], statement_timestamp()
+              FROM unnest(p_keys) WITH ORDINALITY AS k(key, e)
+             ORDER BY k.e
+            ON CONFLICT (idempotency_key) DO NOTHING
+            RETURNING id, idempotency_key
+        )
+        SELECT array_agg(inserted.id), array_agg(inserted.idempotency_key), count(*)
+          INTO v_new_ids, v_new_keys, v_entries
+          FROM inserted;
+
+        IF v_entries = v_count THEN  -- every entry new: their ids in the order of the keys (the INSERT's)
+            v_ids := v_new_ids;
+            v_outcomes := array_fill('posted'::text, ARRAY[v_count]);
+            IF v_new_keys IS DISTINCT FROM p_keys THEN
+                SELECT array_agg(n.id ORDER BY k.e) INTO v_ids
+                  FROM unnest(p_keys) WITH ORDINALITY AS k(key, e)
+                  JOIN unnest(v_new_ids, v_new_keys) AS n(id, key) ON n.key = k.key;
+            END IF;
+        ELSE
+            -- A statement of its own: it sees an entry that a concurrent transaction committed while
+            -- the INSERT waited for it.
+            SELECT array_agg(coalesce(n.id, e.id) ORDER BY k.e),
+                   array_agg(CASE WHEN n.id IS NOT NULL THEN 'posted'
+                                  WHEN e.request_hash = v_hashes[k.e] THEN 'replayed' ELSE 'conflict' END ORDER BY k.e)
+              INTO v_ids, v_outcomes
+              FROM unnest(p_keys) WITH ORDINALITY AS k(key, e)
+              LEFT JOIN unnest(v_new_ids, v_new_keys) AS n(id, key) ON n.key = k.key
+              LEFT JOIN ledger_journalentry e ON n.id IS NULL AND e.idempotency_key = k.key;
+        END IF;
+
     END IF;
 
     IF v_entries > 0 THEN
-        -- The accounts of the new entries locked and moved as for one entry (the lock order above);
-        -- the UPDATE answers each balance before these entries.
+        -- The accounts of the new entries locked in primary-key order (above), then each moved (a
+        -- player's never below zero); the UPDATE answers each balance before these entries.
         WITH locked AS MATERIALIZED (
             SELECT a.id FROM ledger_account a
              WHERE a.id IN (SELECT l.a FROM unnest(p_line_entries, p_accounts) AS l(e, a) WHERE v_outcomes[l.e] = 'posted')
