@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from django.db import connection
 from django.db.models import Count, Sum
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from accounts.models import Partner, Player
 from casino.engine import ALL_CARDS, CasinoWarRules, HmacStream, card, server_seed_hash, shoe, shuffle, verify_round
@@ -51,25 +51,34 @@ from casino.shapes import (
 from core.rows import instances_from_row, select_list
 from core.times import rfc3339
 
+# The names of a table's bets, translated only for a bet found unfair: every round checks its
+# table (`table_rules_fair`), and three translations per round are CPU spent for nothing.
+_EVERY_BET = gettext_noop("every bet")
+_BET_NAMES = (
+    gettext_noop("main bet (going to war)"),
+    gettext_noop("main bet (surrendering)"),
+    gettext_noop("tie bet"),
+)
+
+
+def _unfair_bet_names(table: Table) -> list[str]:
+    try:
+        odds = casino_war_odds(table.decks, table.tie_pays, bool(table.tie_after_tie_bonus))
+    except (TypeError, ValueError):
+        return [_EVERY_BET]
+    edges = (odds.house_edge_war, odds.house_edge_surrender, odds.house_edge_tie_bet)
+    return [name for edge, name in zip(edges, _BET_NAMES, strict=True) if edge < 0]
+
 
 def table_rules_unfair_bets(table: Table) -> list[str]:
     """The bets of the table's rules whose exact house edge (casino/odds) is below zero, in words;
     empty when every bet favours the house (or is even). Plain arithmetic on the table's values,
     whatever wrote them to the database: rules out of the odds' range count as unfair too."""
-    try:
-        odds = casino_war_odds(table.decks, table.tie_pays, bool(table.tie_after_tie_bonus))
-    except (TypeError, ValueError):
-        return [gettext("every bet")]
-    edges = (
-        (odds.house_edge_war, gettext("main bet (going to war)")),
-        (odds.house_edge_surrender, gettext("main bet (surrendering)")),
-        (odds.house_edge_tie_bet, gettext("tie bet")),
-    )
-    return [name for edge, name in edges if edge < 0]
+    return [gettext(name) for name in _unfair_bet_names(table)]
 
 
 def table_rules_fair(table: Table) -> bool:
-    return not table_rules_unfair_bets(table)
+    return not _unfair_bet_names(table)
 
 
 def table_list_open():
