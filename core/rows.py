@@ -8,11 +8,22 @@ ORM query costs more CPU than PostgreSQL spends running it. The same converters 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from django.db import connection, models
 from django.db.models import Model
+from django.db.models.expressions import Col
 
-_converters: dict[type[Model], list] = {}
+
+class _Layout(NamedTuple):
+    """How a model's columns in a row become an instance: worked out once per model, since the
+    rows of every request's reads are split with it."""
+
+    attnames: list[str]  # every concrete field's, in field order (the row's columns)
+    converters: list[tuple[int, Col, list]]  # (column index, column, converters) of the columns that have any
+
+
+_layouts: dict[type[Model], _Layout] = {}
 
 
 def select_list(model: type[Model], alias: str) -> str:
@@ -21,16 +32,19 @@ def select_list(model: type[Model], alias: str) -> str:
     return ", ".join(f"{alias}.{quote(field.column)}" for field in model._meta.concrete_fields)
 
 
-def _field_converters(model: type[Model]) -> list:
-    if model not in _converters:
+def _layout(model: type[Model]) -> _Layout:
+    layout = _layouts.get(model)
+    if layout is None:
         table = model._meta.db_table
-        per_field = []
-        for field in model._meta.concrete_fields:
+        converters = []
+        for index, field in enumerate(model._meta.concrete_fields):
             column = field.get_col(table)
             functions = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
-            per_field.append((column, functions))
-        _converters[model] = per_field
-    return _converters[model]
+            if functions:
+                converters.append((index, column, functions))
+        attnames = [field.attname for field in model._meta.concrete_fields]
+        layout = _layouts[model] = _Layout(attnames, converters)
+    return layout
 
 
 def instances_from_row(row: Sequence, models: Sequence[type[Model]]) -> list[Model | None]:
@@ -39,16 +53,16 @@ def instances_from_row(row: Sequence, models: Sequence[type[Model]]) -> list[Mod
     instances: list[Model | None] = []
     start = 0
     for model in models:
-        fields = model._meta.concrete_fields
-        values = list(row[start : start + len(fields)])
-        start += len(fields)
-        if all(value is None for value in values):
+        attnames, converters = _layout(model)
+        values = list(row[start : start + len(attnames)])
+        start += len(attnames)
+        if values.count(None) == len(values):
             instances.append(None)
             continue
-        for index, (column, functions) in enumerate(_field_converters(model)):
+        for index, column, functions in converters:
             for convert in functions:
                 values[index] = convert(values[index], column, connection)
-        instances.append(model.from_db(connection.alias, [field.attname for field in fields], values))
+        instances.append(model.from_db(connection.alias, attnames, values))
     return instances
 
 
