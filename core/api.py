@@ -14,10 +14,11 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import threading
 from collections.abc import Callable, Iterator
 
 from django.core.validators import RegexValidator
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import get_language, gettext, gettext_lazy
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
@@ -145,11 +146,34 @@ def _unknown_fields(serializer: serializers.Serializer, data: object, path: str 
             yield from _unknown_fields(field, value, f"{path}.{shown}" if path else shown)
 
 
+# Per thread: (shape, language) -> the shape's fields, made and bound once (`_shape_fields`).
+_fields_made = threading.local()
+
+
+def _shape_fields(shape: type[serializers.Serializer]) -> dict:
+    """The fields of `shape`, made once per thread and language for every request to validate with.
+
+    DRF makes each field of a serializer anew for every instance (a deep copy of the declared
+    fields, each field built again from its arguments): most of `validated`'s time, on every
+    request with a body. A field keeps nothing of a validation (the values and errors live in the
+    serializer validating), so one instance's fields serve the next. Per thread: no two requests
+    use a field at the same moment. Per language: a field formats some of its messages once (DRF's
+    `lazy_format`: max_length, min_value...) in the language active then, and keeps that text."""
+    made = _fields_made.__dict__
+    key = (shape, get_language())
+    fields = made.get(key)
+    if fields is None:
+        fields = made[key] = shape().fields
+    return fields
+
+
 def validated(shape: type[serializers.Serializer], data: object, **context) -> dict:
     """The request's values, as the shape declares them, or the service error that refuses them.
     A field the shape does not declare is refused (`invalid_input` naming it), never ignored: a
     client that sends `currency` on a transfer or misspells `tie_bet` learns it at once."""
     serializer = shape(data=data, context=context)
+    if not context:  # a field reads the context of the serializer it was made for: with one, DRF's own
+        serializer.fields = _shape_fields(shape)
     unknown = list(itertools.islice(_unknown_fields(serializer, data), 10))
     if unknown:
         text = gettext("unknown field: %(fields)s") % {"fields": ", ".join(unknown)}
