@@ -5,10 +5,9 @@ the casino reads and writes through the ORM.
 
 The writes are functions of the schema, each in its file (`casino/sql/<function>.sql`, loaded by
 the migrations: core/sql_functions.py); they move money only through the ledger's
-`ledger_post_entries`. They record audit events through `core_audit_record`, one at a time, or
-with an INSERT into `core_auditevent` of the same columns: for a batch (`casino_rounds_settle`,
-`casino_credits_record`), and for a placed round (`casino_round_place`, where a call would cost
-every round a statement more).
+`ledger_post_entries`. They record audit events through `core_audit_record`, one at a time, or,
+for a batch (`casino_rounds_settle`, `casino_credits_record`), with one INSERT into
+`core_auditevent` of the same columns.
 """
 
 from __future__ import annotations

@@ -41,11 +41,7 @@ BEGIN
         RAISE EXCEPTION 'nonce % of seed pair % was taken', v.nonce, v.seed_pair_id USING ERRCODE = 'CSN01';
     END IF;
     INSERT INTO casino_round SELECT v.*;
-    -- core_audit_record's row, written here rather than through it: a call would cost this hot
-    -- path a statement of its own (docs/BENCHMARKS.md).
-    INSERT INTO core_auditevent (actor_type, actor_id, action, object_type, object_id, data, created_at)
-    VALUES (v.placed_by_type, left(v.placed_by_id, 64), 'round.placed', 'round', v.id::text, p_audit,
-            statement_timestamp());
+    PERFORM core_audit_record(v.placed_by_type, v.placed_by_id, 'round.placed', 'round', v.id::text, p_audit);
     -- Last: the wallet row stays locked only from here to the commit.
     IF p_funding_key IS NULL THEN
         SELECT (array_agg(e.entry_index) FILTER (WHERE e.outcome <> 'posted'))[1]::text INTO v_refused

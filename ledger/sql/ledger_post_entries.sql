@@ -10,8 +10,8 @@
 -- in one more statement); the accounts locked and moved in one; the postings in one INSERT. One
 -- entry (the round's stake, most callers) is checked and inserted by its own branch, each check a
 -- plain expression; several entries (settlement, a seamless stake) hash and check their keys in one
--- statement more. Both then lock, move and post by the same statements. (One statement of data-modifying CTEs for the whole entry was measured: it cost
--- more CPU than the three.)
+-- statement more. Both then lock, move and post by the same statements. (One statement of
+-- data-modifying CTEs for the whole entry was measured: it cost more CPU than the three.)
 --
 -- The lock order, as every writer of balances keeps it (no deadlock between two postings): the
 -- accounts' rows are locked in primary-key order (FOR NO KEY UPDATE over an ORDER BY id, in the CTE
