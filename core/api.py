@@ -172,7 +172,7 @@ def validated(shape: type[serializers.Serializer], data: object, **context) -> d
     A field the shape does not declare is refused (`invalid_input` naming it), never ignored: a
     client that sends `currency` on a transfer or misspells `tie_bet` learns it at once."""
     serializer = shape(data=data, context=context)
-    if not context:  # a field reads the context of the serializer it was made for: with one, DRF's own
+    if not context:  # a field reads its own serializer's context: with a context, DRF's fields, made anew
         serializer.fields = _shape_fields(shape)
     unknown = list(itertools.islice(_unknown_fields(serializer, data), 10))
     if unknown:
