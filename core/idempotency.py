@@ -14,6 +14,13 @@ work needs no savepoint (`core.transactions.refusals_roll_back_everything`), and
 succeeds, the common case, runs two statements of its own: the claim and the store. Placing a
 round runs none: `idempotent_folded` gives the work a `RequestKey`, whose claim and store ride in
 the round's own two statements; `idempotent` is the same flow with the two as statements of their own.
+
+A round placed by the API runs without BEGIN and COMMIT (`idempotent_folded(autocommit=True)`):
+its two statements each commit alone. The claim then takes the key's lock for the session, and the
+store releases it (every path that ends before the store releases it too), raising instead of
+answering False when a response is stored already, so that the round's write is undone with it.
+The signed request's nonce is recorded by the claim, once. Work that finds at its write that what
+it read has changed (`ReadChangedBeforeWrite`) is run again in a transaction, as above.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from datetime import timedelta
 from typing import TypeVar
 
 from django.conf import settings
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone, translation
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.renderers import JSONRenderer
@@ -48,7 +55,12 @@ from core.request_id import HEADER as REQUEST_ID_HEADER
 from core.request_id import REPLAYED_HEADER, current_request_id
 from core.shapes import wire
 from core.sql import StoredAnswer
-from core.transactions import refusals_roll_back_everything, retried_on_conflict
+from core.transactions import (
+    ReadChangedBeforeWrite,
+    refusals_roll_back_everything,
+    retried_on_conflict,
+    transaction_conflict,
+)
 
 logger = logging.getLogger(__name__)
 KEEP_FOR = timedelta(hours=48)
@@ -180,25 +192,36 @@ class RequestKey:
     ):
         self.scope, self.key, self.request_hash, self._respond = scope, key, request_hash, respond
         self.nonce = nonce  # a signed request's, recorded with the claim (core/nonces.py)
+        # The work's statements each commit alone: the claim takes the key's lock for the session,
+        # the store releases it (`release` on every other way out).
+        self.autocommit = False
+        self.lock_held = False
         self.is_claimed = False
         self.nonce_recorded = False  # a claim's statement recorded the nonce (committed with its transaction)
         self.response: StoredAnswer | None = None  # stored with the work
         self.body: dict | None = None  # the answer's wire form, which `response` renders
 
+    @property
+    def lock_id(self) -> int:
+        return idempotency_lock_id(self.scope, self.key)
+
     def claim_params(self) -> list:
         """The parameters of `core.sql.IDEMPOTENCY_CLAIM_FROM`."""
         return sql.idempotency_claim_params(
-            lock_id=idempotency_lock_id(self.scope, self.key),
+            lock_id=self.lock_id,
             scope=self.scope,
             key=self.key,
             nonce=self.nonce.pending if self.nonce else None,
+            session=self.autocommit,
         )
 
     def claim(self) -> None:
         """The claim in a statement of its own (work that cannot carry it), answered as `claimed`."""
+        if self.autocommit:
+            raise RuntimeError("a claim of its own cannot hold the key past its statement")
         self._answer(
             sql.idempotency_claim(
-                lock_id=idempotency_lock_id(self.scope, self.key),
+                lock_id=self.lock_id,
                 scope=self.scope,
                 key=self.key,
                 nonce=self.nonce.pending if self.nonce else None,
@@ -214,19 +237,26 @@ class RequestKey:
         if claim.nonce_taken:
             raise _KeyAnswered(error=nonce_used_error())
         self.nonce_recorded = self.nonce is not None and self.nonce.pending is not None
+        if self.nonce_recorded and self.autocommit:
+            self.nonce.claimed = True  # the claim's statement committed alone
         try:
             replay = _claim_answer(claim.free, claim.stored, self.request_hash, scope=self.scope, key=self.key)
         except (IdempotencyConflict, IdempotencyInFlight) as exc:
             raise _KeyAnswered(error=exc) from None
         if replay is not None:
-            raise _KeyAnswered(response=replay)
+            raise _KeyAnswered(response=replay)  # a session lock found with a response: released at once
         self.is_claimed = True
+        self.lock_held = self.autocommit
 
     def store_params(self, made) -> list:
         """The parameters of `core.sql.IDEMPOTENCY_STORE_CALL`, storing the response to `made`."""
         self._render(made)
         return sql.idempotency_store_params(
-            scope=self.scope, key=self.key, request_hash=self.request_hash, answer=self.response
+            scope=self.scope,
+            key=self.key,
+            request_hash=self.request_hash,
+            answer=self.response,
+            release=self.lock_id if self.autocommit else None,
         )
 
     def _render(self, made) -> None:
@@ -239,6 +269,18 @@ class RequestKey:
         """What the store answered: False, a request with this key committed meanwhile; the work must not stand."""
         if not was_stored:
             raise _KeyAnswered(error=IdempotencyInFlight())
+        self.lock_held = False  # a session lock is released by the store
+
+    def release(self) -> None:
+        """The key's session lock released, if the work left before the store released it. A
+        connection that is lost meanwhile released it with its session."""
+        if not self.lock_held:
+            return
+        self.lock_held = False
+        try:
+            sql.idempotency_release(lock_id=self.lock_id)
+        except DatabaseError as exc:
+            logger.warning("the lock of Idempotency-Key %r of %s not released: %s", self.key, self.scope, exc)
 
     def store(self, made) -> None:
         """The response to `made` stored in a statement of its own, answered as `stored`."""
@@ -285,17 +327,21 @@ def idempotent_folded(
     work: Callable[[RequestKey], object],
     respond: Callable[[object], Answer],
     on_refusal: Callable[[ServiceError], None] | None = None,
+    autocommit: bool = False,
 ) -> Response:
     """`idempotent` for work on every round's path that carries the key's claim and stored response
     in its own first and last statements (`RequestKey`): two round trips fewer. `work(request_key)`
     returns what it made, `respond(made)` is its response (status, body), computed before the last
     statement so that it is stored there. Retries, conflicts, concurrent twins and refusals are
-    answered exactly as `idempotent` answers them."""
+    answered exactly as `idempotent` answers them. `autocommit`: the work can run with each of its
+    statements committing alone (`RequestKey.autocommit`: it writes only in its last statement,
+    and raises `ReadChangedBeforeWrite` there, having written nothing, if what it read changed); it
+    runs so first, outside a caller's transaction, and again in a transaction if it raised that."""
     key = _key(request)
     nonce = nonce_of(request)
     request_key = RequestKey(scope=scope, key=key, request_hash=_request_hash(request), respond=respond, nonce=nonce)
     with _nonce_recorded(nonce):
-        return _folded_run(request_key, work=work, on_refusal=on_refusal)
+        return _folded_run(request_key, work=work, on_refusal=on_refusal, autocommit=autocommit)
 
 
 def _folded_run(
@@ -303,13 +349,15 @@ def _folded_run(
     *,
     work: Callable[[RequestKey], object],
     on_refusal: Callable[[ServiceError], None] | None,
+    autocommit: bool = False,
 ) -> Response:
     """`idempotent_folded`'s transaction, inside `_nonce_recorded`: the work with the key's claim
-    and stored answer in its own statements, retried on a lost deadlock; a refusal stored apart."""
+    and stored answer in its own statements, retried on a lost deadlock; a refusal stored apart.
+    `autocommit`: first without a transaction (`_autocommit_attempt`)."""
     key, scope, nonce = request_key.key, request_key.scope, request_key.nonce
 
     def attempt() -> None:
-        request_key.is_claimed, request_key.response = False, None
+        request_key.is_claimed, request_key.response, request_key.autocommit = False, None, False
         with transaction.atomic():
             try:
                 with refusals_roll_back_everything():
@@ -319,10 +367,20 @@ def _folded_run(
             if not request_key.is_claimed or request_key.response is None:
                 raise RuntimeError(f"work for key {key!r} did not carry the key's claim and response")
 
-    try:
+    def transaction_attempts() -> None:
         # A deadlock lost (the paths that move money lock in one order, so it should not happen)
         # is undone by PostgreSQL and run again here, a few times, before the client hears of it.
         retried_on_conflict(attempt, what=f"request with Idempotency-Key {key!r} of {scope}")
+
+    try:
+        if autocommit and not connection.in_atomic_block:
+            try:
+                _autocommit_attempt(request_key, work=work)
+            except ReadChangedBeforeWrite:
+                logger.info("Idempotency-Key %r of %s: what the work read changed; again, locking", key, scope)
+                transaction_attempts()
+        else:
+            transaction_attempts()
     except _KeyAnswered as answered:
         if answered.error is not None:
             raise answered.error from None
@@ -338,6 +396,27 @@ def _folded_run(
         )
     _committed(nonce)
     return StoredResponse(request_key.response, data=request_key.body)
+
+
+def _autocommit_attempt(request_key: RequestKey, *, work: Callable[[RequestKey], object]) -> None:
+    """The work with each of its statements committing alone: the claim (its nonce recorded, the
+    key's session lock) committed by the first, the work and its stored answer by the last. The key's
+    lock is released on every way out; a refusal leaves nothing written but the claim."""
+    request_key.is_claimed, request_key.response, request_key.autocommit = False, None, True
+    try:
+        work(request_key)
+    except ServiceError as exc:
+        raise _Refused(exc) from exc
+    except DatabaseError as exc:
+        if getattr(exc.__cause__, "sqlstate", None) == sql.STORED_ALREADY:
+            raise _KeyAnswered(error=IdempotencyInFlight()) from None  # a twin stored its answer meanwhile
+        if transaction_conflict(exc) is not None:
+            raise ReadChangedBeforeWrite() from exc
+        raise
+    finally:
+        request_key.release()
+    if not request_key.is_claimed or request_key.response is None:
+        raise RuntimeError(f"work for key {request_key.key!r} did not carry the key's claim and response")
 
 
 def _committed(nonce: SignedNonce | None) -> None:

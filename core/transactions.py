@@ -7,6 +7,11 @@ undoes the whole transaction on any refusal anyway says so with `refusals_roll_b
 (core/idempotency.py does, for every API request that moves money): its steps then need no
 savepoint, and the two statements each savepoint costs are saved on every such request.
 
+Work whose statements each commit alone (a round placed by the API: core/idempotency.py) reads
+without locking, and its last statement writes only if what it read is still so; otherwise it
+writes nothing and raises `ReadChangedBeforeWrite`, and the work is run again in a transaction
+that locks what it reads.
+
 Paths that move money lock in one order (docs/ARCHITECTURE.md "Lock order"), so they do not
 deadlock; a transaction that still loses a deadlock (or a serialization failure) is run again by
 `retried_on_conflict`, a few times, before its error reaches the caller.
@@ -31,6 +36,11 @@ CONFLICTS = {"40P01": "a deadlock", "40001": "a serialization failure"}
 CONFLICT_ATTEMPTS = 3
 
 _whole_transaction_rolls_back = ContextVar("whole_transaction_rolls_back", default=False)
+
+
+class ReadChangedBeforeWrite(Exception):
+    """Work whose statements each commit alone found, at its write, that another transaction had
+    changed what it read (or lost a deadlock to one): nothing was written; run it again, locking."""
 
 
 def atomic_step():

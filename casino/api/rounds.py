@@ -70,6 +70,7 @@ class RoundListView(APIView):
             scope=actor.scope,
             work=lambda request_key: round_place(player=player, actor=actor, request_key=request_key, **bets),
             respond=lambda round_: (201, round_representation(round_)),
+            autocommit=True,  # each statement commits alone (casino/services/rounds.py `round_place`)
         )
 
 

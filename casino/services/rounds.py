@@ -14,6 +14,7 @@ import math
 import time
 import uuid
 from collections.abc import Callable
+from contextlib import nullcontext
 from datetime import datetime, timedelta
 
 from celery import current_app
@@ -57,7 +58,7 @@ from core.errors import (
     WalletCurrencyMismatch,
 )
 from core.idempotency import RequestKey
-from core.transactions import atomic_step, retried_on_conflict
+from core.transactions import ReadChangedBeforeWrite, atomic_step, retried_on_conflict, transaction_conflict
 from ledger import sql as ledger_sql
 from ledger.money import format_money
 from ledger.services import player_accounts_lock
@@ -178,9 +179,11 @@ def stake_guard_kinds() -> list[str]:
     return [str(kind) for kind in STAKE_GUARD_KINDS]
 
 
-def _opened(*, player: Player, table_id: int, at: datetime, request_key: RequestKey | None = None) -> sql.Opened:
-    """The round's first statement (casino/sql/): the player's seed pair locked, the table, the
-    player's exclusion and limits and its accounts, and with `request_key` the request's
+def _opened(
+    *, player: Player, table_id: int, at: datetime, request_key: RequestKey | None = None, locked: bool = True
+) -> sql.Opened:
+    """The round's first statement (casino/sql/): the player's seed pair (locked, if `locked`), the
+    table, the player's exclusion and limits and its accounts, and with `request_key` the request's
     idempotency claim (which leaves here unless this request took the key); a player's first
     round makes its seed pair."""
     guard_kinds = stake_guard_kinds()
@@ -192,19 +195,30 @@ def _opened(*, player: Player, table_id: int, at: datetime, request_key: Request
             table_id=table_id,
             guard_kinds=guard_kinds,
             at=at,
+            locked=locked,
         )
         request_key.claimed(claimed.claim)
         opened = claimed.opened
     else:
         opened = sql.round_open(
-            player_id=player.pk, currency=player.currency, table_id=table_id, guard_kinds=guard_kinds, at=at
+            player_id=player.pk,
+            currency=player.currency,
+            table_id=table_id,
+            guard_kinds=guard_kinds,
+            at=at,
+            locked=locked,
         )
     if opened is None:
         if table_get(table_pk=table_id) is None:
             raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
         seed_pair_active(player=player)  # the player's first round: make the pair, then lock it
         opened = sql.round_open(
-            player_id=player.pk, currency=player.currency, table_id=table_id, guard_kinds=guard_kinds, at=at
+            player_id=player.pk,
+            currency=player.currency,
+            table_id=table_id,
+            guard_kinds=guard_kinds,
+            at=at,
+            locked=locked,
         )
     return opened
 
@@ -250,88 +264,128 @@ def round_place(
     lock and in the staking transaction: concurrent rounds of one player cannot together overshoot
     a limit. `round_id`: the id chosen before (a seamless round's, which its debit carries).
     `request_key`: the API request's Idempotency-Key (core/idempotency.py `idempotent_folded`),
-    claimed in the first statement and its response stored in the second. `funding`: a seamless
+    claimed in the first statement and its response stored in the second; with its `autocommit`,
+    each statement commits alone: the first reads the seed pair without locking it, and the second
+    counts the nonce only if no other round came first (else `ReadChangedBeforeWrite`, nothing
+    written: the caller runs it again in a transaction), so limits are still checked against every
+    round of the player. `funding`: a seamless
     round's debit, answered 200 by the partner's wallet: the statement that posts the stake
     acknowledges it (its row locked after the seed pair) and pays it into the wallet in the same
     posting (its accounts locked together, after the seed pair, as every round locks them;
     docs/ARCHITECTURE.md "Lock order")."""
     main, tie = main_bet, tie_bet
     table_id_checked(table_id)
-    with atomic_step():  # nested: a savepoint, so a refusal leaves the caller's transaction usable
+    alone = request_key is not None and request_key.autocommit  # each statement commits alone
+    # Else nested: a savepoint, so a refusal leaves the caller's transaction usable.
+    with nullcontext() if alone else atomic_step():
         now = clock.now()  # protection's clock: limits and exclusions are read at this moment
-        opened = _opened(player=player, table_id=table_id, at=now, request_key=request_key)
-        pair, wallet_id, in_play_id = opened.pair, opened.wallet_id, opened.in_play_id
+        opened = _opened(player=player, table_id=table_id, at=now, request_key=request_key, locked=not alone)
         table = _check_table(opened.table, table_id=table_id, player=player, main=main, tie=tie)
         protection_check_stake(
             player=player, amount=main + tie, guards=(opened.excluded, limits_by_kind_and_period(opened.limits))
         )
-        rules = table.rules
-        nonce = pair.next_nonce
-        round_id = round_id or uuid.uuid4()
-        if rules.shuffle is ShuffleMode.FRESH:
-            shoe_nonce, position = nonce, 0
-        else:
-            shoe_state = _persistent_position(player=player, table=table, pair=pair, nonce=nonce, rules=rules)
-            shoe_nonce, position = shoe_state.shuffle_nonce, shoe_state.position
-        cards = _card_source(rules=rules, pair=pair, nonce=nonce, shoe_nonce=shoe_nonce, position=position)
-        state = place_bets(rules=rules, main=main, tie=tie, cards=cards)
-        if rules.shuffle is ShuffleMode.PERSISTENT:
-            # A tie reserves the burned and war cards now, so the next round starts after them.
-            used = 2 if state.phase is Phase.RESOLVED else 4 + rules.burn
-            ShoeState.objects.filter(pk=shoe_state.pk).update(position=F("position") + used)
-
-        round_ = Round(
-            id=round_id,
-            player=player,
-            table=table,
-            currency=table.currency,
-            rules=rules.as_json(),
-            main_bet=main,
-            tie_bet=tie,
-            player_card=state.player_card.code,
-            dealer_card=state.dealer_card.code,
-            seed_pair=pair,
-            nonce=nonce,
-            shoe_nonce=shoe_nonce,
-            shoe_position=position,
-            placed_by_type=actor.type,
-            placed_by_id=str(actor.id),
-            created_at=now,
-            seamless=player.is_seamless,
-        )
-        if state.phase is Phase.RESOLVED:
-            _apply_resolution(round_, state, now)
-        else:
-            round_.status = RoundStatus.AWAITING_DECISION
-            round_.decision_deadline = now + timedelta(seconds=table.decision_timeout_s)
-            round_.nets = state.nets.as_dict()
-        pair.next_nonce = nonce + 1  # as the statement leaves it
-        try:
-            stored = sql.round_place(
-                round_=round_,
-                audit={"main_bet": main, "tie_bet": tie, "nonce": nonce, "status": round_.status},
-                stake_key=f"round:{round_id}:stake",
-                stake_reason="main and tie bets" if tie else "main bet",
-                wallet_id=wallet_id,
-                in_play_id=in_play_id,
-                stake=main + tie,
-                store=request_key.store_params(round_) if request_key is not None else None,
+        # A persistent shoe's position is written with the round, so together in a transaction.
+        persistent = table.rules.shuffle is ShuffleMode.PERSISTENT
+        with atomic_step() if alone and persistent else nullcontext():
+            return _round_dealt_and_written(
+                player=player,
+                table=table,
+                opened=opened,
+                now=now,
+                main=main,
+                tie=tie,
+                actor=actor,
+                round_id=round_id or uuid.uuid4(),
+                request_key=request_key,
                 funding=funding,
+                alone=alone,
             )
-        except DatabaseError as exc:
-            _raise_refusal(exc)
-        if request_key is not None:
-            request_key.stored(stored)
-        round_._state.adding = False  # it is a row now
-        if round_.status == RoundStatus.RESOLVED:
-            after_commit(
-                functools.partial(settlement_enqueue, round_id), what=f"queueing settlement of round {round_id}"
-            )
-        else:
-            after_commit(
-                functools.partial(round_deadline_enqueue, round_.decision_deadline),
-                what=f"queueing the deadline of round {round_id}",
-            )
+
+
+def _round_dealt_and_written(
+    *,
+    player: Player,
+    table: Table,
+    opened: sql.Opened,
+    now: datetime,
+    main: int,
+    tie: int,
+    actor: Actor,
+    round_id: uuid.UUID,
+    request_key: RequestKey | None,
+    funding: sql.Funding | None,
+    alone: bool,
+) -> Round:
+    """`round_place` once its checks passed: the round dealt and written by its second statement.
+    `alone`: the seed pair was read without its lock; another round of the player (or a new pair)
+    that came first is found by the write, which then writes nothing (`ReadChangedBeforeWrite`)."""
+    pair, wallet_id, in_play_id = opened.pair, opened.wallet_id, opened.in_play_id
+    rules = table.rules
+    nonce = pair.next_nonce
+    if rules.shuffle is ShuffleMode.FRESH:
+        shoe_nonce, position = nonce, 0
+    else:
+        shoe_state = _persistent_position(player=player, table=table, pair=pair, nonce=nonce, rules=rules)
+        shoe_nonce, position = shoe_state.shuffle_nonce, shoe_state.position
+    cards = _card_source(rules=rules, pair=pair, nonce=nonce, shoe_nonce=shoe_nonce, position=position)
+    state = place_bets(rules=rules, main=main, tie=tie, cards=cards)
+    if rules.shuffle is ShuffleMode.PERSISTENT:
+        # A tie reserves the burned and war cards now, so the next round starts after them.
+        used = 2 if state.phase is Phase.RESOLVED else 4 + rules.burn
+        ShoeState.objects.filter(pk=shoe_state.pk).update(position=F("position") + used)
+
+    round_ = Round(
+        id=round_id,
+        player=player,
+        table=table,
+        currency=table.currency,
+        rules=rules.as_json(),
+        main_bet=main,
+        tie_bet=tie,
+        player_card=state.player_card.code,
+        dealer_card=state.dealer_card.code,
+        seed_pair=pair,
+        nonce=nonce,
+        shoe_nonce=shoe_nonce,
+        shoe_position=position,
+        placed_by_type=actor.type,
+        placed_by_id=str(actor.id),
+        created_at=now,
+        seamless=player.is_seamless,
+    )
+    if state.phase is Phase.RESOLVED:
+        _apply_resolution(round_, state, now)
+    else:
+        round_.status = RoundStatus.AWAITING_DECISION
+        round_.decision_deadline = now + timedelta(seconds=table.decision_timeout_s)
+        round_.nets = state.nets.as_dict()
+    pair.next_nonce = nonce + 1  # as the statement leaves it
+    try:
+        stored = sql.round_place(
+            round_=round_,
+            audit={"main_bet": main, "tie_bet": tie, "nonce": nonce, "status": round_.status},
+            stake_key=f"round:{round_id}:stake",
+            stake_reason="main and tie bets" if tie else "main bet",
+            wallet_id=wallet_id,
+            in_play_id=in_play_id,
+            stake=main + tie,
+            store=request_key.store_params(round_) if request_key is not None else None,
+            funding=funding,
+        )
+    except DatabaseError as exc:
+        if alone and (getattr(exc.__cause__, "sqlstate", None) == sql.NONCE_TAKEN or transaction_conflict(exc)):
+            raise ReadChangedBeforeWrite() from exc
+        _raise_refusal(exc)
+    if request_key is not None:
+        request_key.stored(stored)
+    round_._state.adding = False  # it is a row now
+    if round_.status == RoundStatus.RESOLVED:
+        after_commit(functools.partial(settlement_enqueue, round_id), what=f"queueing settlement of round {round_id}")
+    else:
+        after_commit(
+            functools.partial(round_deadline_enqueue, round_.decision_deadline),
+            what=f"queueing the deadline of round {round_id}",
+        )
     return round_
 
 

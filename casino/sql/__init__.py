@@ -31,14 +31,16 @@ NOT_AWAITING_DECISION = "CSN02"
 
 
 @functools.cache
-def _round_open_sql(gate: str = "") -> str:
+def _round_open_sql(gate: str = "", locked: bool = True) -> str:
+    # Not `locked`: read by a round whose statements each commit alone, which finds at its write
+    # whether the pair's nonce is still the one it read (casino_round_place).
     return (
         f"SELECT {select_list(SeedPair, 'sp')}, {select_list(Table, 't')}, g.excluded, g.limits, a.wallet_id,"
         " a.in_play_id"
         f" FROM {SeedPair._meta.db_table} sp JOIN {Table._meta.db_table} t ON t.id = %s"
         " CROSS JOIN protection_stake_guards(sp.player_id, %s, %s) AS g"
         " CROSS JOIN ledger_player_accounts(sp.player_id, %s) AS a"
-        f" WHERE sp.player_id = %s AND sp.active{gate} FOR UPDATE OF sp"
+        f" WHERE sp.player_id = %s AND sp.active{gate}{' FOR UPDATE OF sp' if locked else ''}"
     )
 
 
@@ -61,14 +63,16 @@ def _opened(row) -> Opened | None:
     return Opened(pair, table, excluded, json.loads(limits), wallet_id, in_play_id)  # jsonb comes as text in Django
 
 
-def round_open(*, player_id: int, currency: str, table_id: int, guard_kinds: list[str], at: datetime) -> Opened | None:
+def round_open(
+    *, player_id: int, currency: str, table_id: int, guard_kinds: list[str], at: datetime, locked: bool = True
+) -> Opened | None:
     """The first statement of placing a round: lock the player's active seed pair (a player's rounds
-    run one at a time, and every one gets its own nonce), and read the table, the player's
-    exclusion and limits in force of `guard_kinds` (protection's rules, `protection_stake_guards`)
-    and its wallet and money-in-play account ids; None when the player has no active pair or the
-    table does not exist."""
+    run one at a time, and every one gets its own nonce; not `locked`, read only), and read the
+    table, the player's exclusion and limits in force of `guard_kinds` (protection's rules,
+    `protection_stake_guards`) and its wallet and money-in-play account ids; None when the player
+    has no active pair or the table does not exist."""
     with connection.cursor() as cursor:
-        cursor.execute(_round_open_sql(), [table_id, guard_kinds, at, currency, player_id])
+        cursor.execute(_round_open_sql(locked=locked), [table_id, guard_kinds, at, currency, player_id])
         return _opened(cursor.fetchone())
 
 
@@ -78,10 +82,10 @@ _CLAIM_TOOK_THE_KEY = "claim.free AND claim.request_hash IS NULL"
 
 
 @functools.cache
-def _round_open_claiming_sql(more_columns: str = "", more_joins: str = "") -> str:
-    # The claim, and the round opened (the pair locked) only if the claim took the key; with
-    # `more_columns` read from `more_joins` after the opening's (a seamless stake's).
-    opened = _round_open_sql(gate=f" AND {_CLAIM_TOOK_THE_KEY}")
+def _round_open_claiming_sql(more_columns: str = "", more_joins: str = "", locked: bool = True) -> str:
+    # The claim, and the round opened (the pair locked, if `locked`) only if the claim took the key;
+    # with `more_columns` read from `more_joins` after the opening's (a seamless stake's).
+    opened = _round_open_sql(gate=f" AND {_CLAIM_TOOK_THE_KEY}", locked=locked)
     return (
         f"SELECT {core_sql.IDEMPOTENCY_CLAIM_COLUMNS}, o.*{more_columns} FROM {core_sql.IDEMPOTENCY_CLAIM_FROM}"
         f" LEFT JOIN LATERAL ({opened}) AS o ON true{more_joins}"
@@ -94,13 +98,22 @@ class ClaimedOpening(NamedTuple):
 
 
 def round_open_claiming(
-    *, claim: list, player_id: int, currency: str, table_id: int, guard_kinds: list[str], at: datetime
+    *,
+    claim: list,
+    player_id: int,
+    currency: str,
+    table_id: int,
+    guard_kinds: list[str],
+    at: datetime,
+    locked: bool = True,
 ) -> ClaimedOpening:
     """`round_open` and the request's idempotency claim in one statement (`claim`: the parameters
     of core.sql's claim). The round is opened only if this request took the key and no response
     is stored for it."""
     with connection.cursor() as cursor:
-        cursor.execute(_round_open_claiming_sql(), [*claim, table_id, guard_kinds, at, currency, player_id])
+        cursor.execute(
+            _round_open_claiming_sql(locked=locked), [*claim, table_id, guard_kinds, at, currency, player_id]
+        )
         row = cursor.fetchone()
     width = core_sql.IDEMPOTENCY_CLAIM_COLUMN_COUNT  # the claim's columns come first
     return ClaimedOpening(row[:width], _opened(row[width:]))

@@ -36,7 +36,11 @@ BEGIN
                                   jsonb_build_object('kind', v_debit.kind, 'amount', v_debit.amount,
                                                      'status_code', (p_debit_answer->>'status_code')::integer));
     END IF;
-    UPDATE casino_seedpair SET next_nonce = next_nonce + 1 WHERE id = v.seed_pair_id AND next_nonce = v.nonce;
+    -- The nonce the round was dealt for, counted if it is still the pair's next and the pair still
+    -- active: a round read its pair without locking it (each statement committing alone) finds here
+    -- whether another round or a new pair came first, and then writes nothing (CSN01).
+    UPDATE casino_seedpair SET next_nonce = next_nonce + 1
+     WHERE id = v.seed_pair_id AND next_nonce = v.nonce AND active;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'nonce % of seed pair % was taken', v.nonce, v.seed_pair_id USING ERRCODE = 'CSN01';
     END IF;

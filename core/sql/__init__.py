@@ -13,14 +13,17 @@ from django.db import connection
 # Both are functions of the schema (core/sql/core_idempotency_*.sql), so that another app's statement can carry
 # them too: `IDEMPOTENCY_CLAIM_FROM` joined into its first statement, `IDEMPOTENCY_STORE_CALL` in the
 # select list of its last, with the parameters of `idempotency_claim_params`/`idempotency_store_params`.
-IDEMPOTENCY_CLAIM_FROM = "core_idempotency_claim(%s, %s, %s, %s) AS claim"
+IDEMPOTENCY_CLAIM_FROM = "core_idempotency_claim(%s, %s, %s, %s, %s) AS claim"
 IDEMPOTENCY_CLAIM_COLUMNS = (
     "claim.free, claim.request_hash, claim.response_status, claim.response_text, claim.response_content_type,"
     " claim.response_headers, claim.nonce_taken"
 )
 IDEMPOTENCY_CLAIM_COLUMN_COUNT = IDEMPOTENCY_CLAIM_COLUMNS.count(",") + 1
 IDEMPOTENCY_CLAIM = f"SELECT {IDEMPOTENCY_CLAIM_COLUMNS} FROM {IDEMPOTENCY_CLAIM_FROM}"
-IDEMPOTENCY_STORE_CALL = "core_idempotency_store(%s, %s, %s, %s, %s, %s, %s::jsonb)"
+IDEMPOTENCY_STORE_CALL = "core_idempotency_store(%s, %s, %s, %s, %s, %s, %s::jsonb, %s)"
+IDEMPOTENCY_RELEASE = "SELECT pg_advisory_unlock(%s)"
+# SQLSTATE of a store that releases the key (`release`): a response was stored for the key already.
+STORED_ALREADY = "IDS01"
 IDEMPOTENCY_STORE = f"SELECT {IDEMPOTENCY_STORE_CALL}"
 
 
@@ -41,9 +44,13 @@ class Claim(NamedTuple):
     nonce_taken: bool = False  # the request's nonce was used already: a replay, refused (nothing else read)
 
 
-def idempotency_claim_params(*, lock_id: int, scope: str, key: str, nonce: str | None = None) -> list:
-    """`nonce`: the signed request's nonce to record with the claim (core/nonces.py), if any."""
-    return [lock_id, scope, key, nonce]
+def idempotency_claim_params(
+    *, lock_id: int, scope: str, key: str, nonce: str | None = None, session: bool = False
+) -> list:
+    """`nonce`: the signed request's nonce to record with the claim (core/nonces.py), if any;
+    `session`: the key's lock held past the statement's transaction, until the store that
+    releases it (`idempotency_store_params(release=...)`) or `idempotency_release`."""
+    return [lock_id, scope, key, nonce, session]
 
 
 def idempotency_claimed(row) -> Claim:
@@ -56,7 +63,11 @@ def idempotency_claimed(row) -> Claim:
     return Claim(bool(free), (request_hash, StoredAnswer(status, text, headers)), bool(nonce_taken))
 
 
-def idempotency_store_params(*, scope: str, key: str, request_hash: str, answer: StoredAnswer) -> list:
+def idempotency_store_params(
+    *, scope: str, key: str, request_hash: str, answer: StoredAnswer, release: int | None = None
+) -> list:
+    """`release`: the key's lock held by a `session` claim, released by the store, which then raises
+    STORED_ALREADY instead of answering False (the statement carrying it writes nothing)."""
     return [
         scope,
         key,
@@ -65,6 +76,7 @@ def idempotency_store_params(*, scope: str, key: str, request_hash: str, answer:
         answer.text,
         answer.headers.get("Content-Type", ""),
         json.dumps(answer.headers),
+        release,
     ]
 
 
@@ -75,6 +87,14 @@ def idempotency_claim(*, lock_id: int, scope: str, key: str, nonce: str | None =
     with connection.cursor() as cursor:
         cursor.execute(IDEMPOTENCY_CLAIM, idempotency_claim_params(lock_id=lock_id, scope=scope, key=key, nonce=nonce))
         return idempotency_claimed(cursor.fetchone())
+
+
+def idempotency_release(*, lock_id: int) -> bool:
+    """Release the key's lock taken by a `session` claim, on a path that ends before the store
+    that releases it; False if this connection did not hold it."""
+    with connection.cursor() as cursor:
+        cursor.execute(IDEMPOTENCY_RELEASE, [lock_id])
+        return bool(cursor.fetchone()[0])
 
 
 def idempotency_store(*, scope: str, key: str, request_hash: str, answer: StoredAnswer) -> bool:

@@ -3,15 +3,19 @@ its own statements is answered as `idempotent` answers (tests/casino/api/test_pl
 each answer on the rounds endpoint); work that does not carry them is a programming error, never
 a response stored without its claim."""
 
+from contextlib import contextmanager
+
+import psycopg
 import pytest
 from django.db import connection
 from django.test import RequestFactory
 
 from core import sql
-from core.errors import IdempotencyConflict
-from core.idempotency import idempotent_folded
-from core.models import IdempotencyRecord
+from core.errors import IdempotencyConflict, IdempotencyInFlight, NotFound
+from core.idempotency import idempotency_lock_id, idempotent_folded
+from core.models import AuditEvent, IdempotencyRecord
 from core.shapes import shape
+from core.transactions import ReadChangedBeforeWrite
 
 
 @shape
@@ -73,3 +77,178 @@ def test_what_is_stored_for_a_replay_is_made_from_a_declared_shape_only():
     )
     stored = IdempotencyRecord.objects.get(scope="t:4")
     assert first.rendered_content == stored.response_text.encode() == b'{"made":"made"}'
+
+
+# --- work whose statements each commit alone (autocommit=True) -----------------------------------------
+
+
+def _locks_held() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()")
+        return cursor.fetchone()[0]
+
+
+def _claiming_then(then):
+    """Work that claims the key in a statement of its own, then does `then(request_key)`."""
+
+    def work(request_key):
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT {sql.IDEMPOTENCY_CLAIM_COLUMNS} FROM {sql.IDEMPOTENCY_CLAIM_FROM}", request_key.claim_params()
+            )
+            request_key.claimed(cursor.fetchone())
+        assert not connection.in_atomic_block and _locks_held() == 1  # committed, the key still held
+        return then(request_key)
+
+    return work
+
+
+def _written_with_the_store(request_key):
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT core_audit_record('system', 'test', 'made.alone', 'thing', %s, '{}'::jsonb),"
+            f" {sql.IDEMPOTENCY_STORE_CALL}",
+            [request_key.key, *request_key.store_params("made")],
+        )
+        request_key.stored(cursor.fetchone()[1])
+    return "made"
+
+
+@contextmanager
+def _held_elsewhere(lock: int):
+    """The key's lock held by another connection (a request with the key running)."""
+    settings = connection.settings_dict
+    with psycopg.connect(
+        host=settings["HOST"],
+        port=settings["PORT"] or 5432,
+        user=settings["USER"],
+        password=settings["PASSWORD"],
+        dbname=settings["NAME"],
+        autocommit=True,
+    ) as other:
+        other.execute("SELECT pg_advisory_lock(%s)", [lock])
+        yield
+        other.execute("SELECT pg_advisory_unlock(%s)", [lock])
+
+
+RESPOND = lambda made: (201, MadeShape(made=made))  # noqa: E731
+
+
+@pytest.mark.django_db(transaction=True)
+def test_autocommit_work_commits_alone_and_lets_the_key_go():
+    first = idempotent_folded(
+        _request(key="alone-1"),
+        scope="t:a",
+        work=_claiming_then(_written_with_the_store),
+        respond=RESPOND,
+        autocommit=True,
+    )
+    assert (first.status_code, first.data) == (201, {"made": "made"})
+    assert _locks_held() == 0
+    replay = idempotent_folded(
+        _request(key="alone-1"),
+        scope="t:a",
+        work=_claiming_then(_written_with_the_store),
+        respond=RESPOND,
+        autocommit=True,
+    )
+    assert replay["Idempotent-Replayed"] == "true" and replay.data == {"made": "made"}
+    assert _locks_held() == 0
+    assert AuditEvent.objects.filter(action="made.alone").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_autocommit_work_refused_or_failing_between_its_statements_lets_the_key_go():
+    def refused(request_key):
+        raise NotFound("no such thing")
+
+    answer = idempotent_folded(
+        _request(key="alone-2"), scope="t:a", work=_claiming_then(refused), respond=RESPOND, autocommit=True
+    )
+    assert answer.status_code == 404 and _locks_held() == 0
+    assert IdempotencyRecord.objects.get(scope="t:a", key="alone-2").response_status == 404  # the first answer
+
+    def broken(request_key):
+        raise RuntimeError("a bug between the statements")
+
+    with pytest.raises(RuntimeError, match="a bug"):
+        idempotent_folded(
+            _request(key="alone-3"), scope="t:a", work=_claiming_then(broken), respond=RESPOND, autocommit=True
+        )
+    assert _locks_held() == 0
+    again = idempotent_folded(
+        _request(key="alone-3"),
+        scope="t:a",
+        work=_claiming_then(_written_with_the_store),
+        respond=RESPOND,
+        autocommit=True,
+    )
+    assert again.status_code == 201
+
+
+@pytest.mark.django_db(transaction=True)
+def test_autocommit_work_whose_key_was_answered_meanwhile_writes_nothing():
+    """A twin that stored its answer between this request's two statements: the last statement
+    raises with the store and undoes its write; the request is `idempotency_in_flight`."""
+
+    def twin_answers_first(request_key):
+        IdempotencyRecord.objects.create(
+            scope="t:a", key="alone-4", request_hash=request_key.request_hash, response_status=201, response_text="{}"
+        )
+        return _written_with_the_store(request_key)
+
+    with pytest.raises(IdempotencyInFlight):
+        idempotent_folded(
+            _request(key="alone-4"),
+            scope="t:a",
+            work=_claiming_then(twin_answers_first),
+            respond=RESPOND,
+            autocommit=True,
+        )
+    assert _locks_held() == 0
+    assert not AuditEvent.objects.filter(action="made.alone").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_autocommit_work_that_read_what_changed_runs_again_in_a_transaction():
+    runs = []
+
+    def work(request_key):
+        runs.append((request_key.autocommit, connection.in_atomic_block))
+        if request_key.autocommit:
+            _claiming_then(lambda request_key: None)(request_key)
+            raise ReadChangedBeforeWrite()
+        _carrying_work(request_key)
+        return "made"
+
+    answer = idempotent_folded(_request(key="alone-5"), scope="t:a", work=work, respond=RESPOND, autocommit=True)
+    assert answer.status_code == 201 and runs == [(True, False), (False, True)]
+    assert _locks_held() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_key_held_by_a_running_request_is_in_flight_for_autocommit_work():
+    with _held_elsewhere(idempotency_lock_id("t:a", "alone-6")), pytest.raises(IdempotencyInFlight):
+        idempotent_folded(
+            _request(key="alone-6"),
+            scope="t:a",
+            work=_claiming_then(_written_with_the_store),
+            respond=RESPOND,
+            autocommit=True,
+        )
+    assert _locks_held() == 0 and not IdempotencyRecord.objects.filter(key="alone-6").exists()
+
+
+def test_inside_a_callers_transaction_autocommit_work_runs_in_it():
+    runs = []
+
+    def work(request_key):
+        runs.append(request_key.autocommit)
+        _carrying_work(request_key)
+        return "made"
+
+    assert (
+        idempotent_folded(_request(key="alone-7"), scope="t:a", work=work, respond=RESPOND, autocommit=True).status_code
+        == 201
+    )
+    assert runs == [False]

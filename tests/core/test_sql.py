@@ -4,7 +4,7 @@ import json
 
 import psycopg
 import pytest
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 
 from core import nonces, sql
 from core.idempotency import idempotency_lock_id
@@ -94,3 +94,62 @@ def test_a_nonce_is_recorded_once_by_the_claim_or_by_a_statement_of_its_own():
         cursor.execute(nonces.NONCE_CLAIM, ["partner:1:n-2"])
         assert cursor.fetchone()[0] is True
     assert set(RequestNonce.objects.values_list("key", flat=True)) == {"partner:1:n-1", "partner:1:n-2"}
+
+
+def _advisory_locks_held() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()")
+        return cursor.fetchone()[0]
+
+
+def _session_claim(lock: int, scope: str, key: str) -> sql.Claim:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            sql.IDEMPOTENCY_CLAIM, sql.idempotency_claim_params(lock_id=lock, scope=scope, key=key, session=True)
+        )
+        return sql.idempotency_claimed(cursor.fetchone())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_session_claim_holds_the_key_past_its_statement_until_the_store_releases_it():
+    """Work whose statements each commit alone (core/idempotency.py): the claim's lock outlives the
+    claim's own transaction, and the store that carries `release` lets it go with the response in."""
+    lock = idempotency_lock_id("player:1", "alone")
+    answer = sql.StoredAnswer(201, '{"n":1}', {"Content-Type": "application/json"})
+    assert _session_claim(lock, "player:1", "alone") == sql.Claim(True, None)
+    assert _advisory_locks_held() == 1  # committed, and still held
+    with connection.cursor() as cursor:
+        store = sql.idempotency_store_params(
+            scope="player:1", key="alone", request_hash="h", answer=answer, release=lock
+        )
+        cursor.execute(sql.IDEMPOTENCY_STORE, store)
+        assert cursor.fetchone()[0] is True
+    assert _advisory_locks_held() == 0
+    # A response found: the lock the claim took is let go at once.
+    assert _session_claim(lock, "player:1", "alone") == sql.Claim(True, ("h", answer))
+    assert _advisory_locks_held() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_releasing_store_that_finds_a_response_raises_and_undoes_its_statement():
+    """A store with `release` that finds a response stored already raises STORED_ALREADY, so that
+    whatever its statement wrote besides (a round, here an audit event) is undone; the lock stays
+    held for the caller's error path (`idempotency_release`)."""
+    lock = idempotency_lock_id("player:1", "twice")
+    first, second = sql.StoredAnswer(201, '{"n":1}', {}), sql.StoredAnswer(201, '{"n":2}', {})
+    assert _session_claim(lock, "player:1", "twice") == sql.Claim(True, None)
+    assert sql.idempotency_store(scope="player:1", key="twice", request_hash="h", answer=first)  # a twin's
+    params = sql.idempotency_store_params(scope="player:1", key="twice", request_hash="h", answer=second, release=lock)
+    with pytest.raises(DatabaseError) as raised, connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT core_audit_record('system', 'test', 'written.with.the.store', 'thing', '1', '{}'::jsonb),"
+            f" {sql.IDEMPOTENCY_STORE_CALL}",
+            params,
+        )
+    assert raised.value.__cause__.sqlstate == sql.STORED_ALREADY
+    assert not AuditEvent.objects.filter(action="written.with.the.store").exists()
+    assert IdempotencyRecord.objects.get(scope="player:1", key="twice").response_text == '{"n":1}'
+    assert _advisory_locks_held() == 1
+    assert sql.idempotency_release(lock_id=lock) is True
+    assert _advisory_locks_held() == 0
+    assert sql.idempotency_release(lock_id=lock) is False  # not held any more

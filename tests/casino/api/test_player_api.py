@@ -472,19 +472,20 @@ def test_a_table_id_beyond_the_database_range_is_unknown(player_client):
 def test_placing_a_round_stays_within_its_statement_budget(player_client, player, table):
     """Every statement of a round costs CPU on the web server and the database under load
     (docs/BENCHMARKS.md): the caller's token was read by the first request and is remembered
-    (accounts/auth_cache.py); then one transaction of two statements: the idempotency key's claim
-    with the round's reads under the seed pair's lock, and the round's write (casino_round_place)
+    (accounts/auth_cache.py); then two statements, each committing alone (no BEGIN, no COMMIT):
+    the idempotency key's claim with the round's reads, and the round's write (casino_round_place)
     with the stored response; no savepoint. (Without a broker, as here, the round then settles in
-    the same process.)"""
+    the same process, in a transaction of its own.)"""
     set_next_round(player, tie=False)
     assert place(player_client, table, key="warm").status_code == 201  # the seed pair exists from here on
     set_next_round(player, tie=False)
     with CaptureQueriesContext(connection) as statements:
         assert place(player_client, table, key="counted").status_code == 201
     sql = [q["sql"].split(" ", 1)[0] for q in statements.captured_queries]
-    assert sql[: sql.index("COMMIT") + 1] == ["BEGIN", "SELECT", "SELECT", "COMMIT"]
-    assert "core_idempotency_claim" in statements.captured_queries[1]["sql"]
-    assert "core_idempotency_store" in statements.captured_queries[2]["sql"]
+    assert sql[: sql.index("BEGIN")] == ["SELECT", "SELECT"]
+    assert "core_idempotency_claim" in statements.captured_queries[0]["sql"]
+    assert "FOR UPDATE" not in statements.captured_queries[0]["sql"]
+    assert "core_idempotency_store" in statements.captured_queries[1]["sql"]
     assert not [q for q in statements.captured_queries if "SAVEPOINT" in q["sql"]]
 
 
@@ -506,5 +507,5 @@ def test_a_partners_round_reads_the_partner_and_its_player_in_one_statement(clie
     with CaptureQueriesContext(connection) as statements:
         assert api.post(path, {"table": str(table.pk), "main_bet": 100}, HTTP_IDEMPOTENCY_KEY="n").status_code == 201
     sql = [q["sql"].split(" ", 1)[0] for q in statements.captured_queries]
-    assert sql[: sql.index("COMMIT") + 1] == ["BEGIN", "SELECT", "SELECT", "COMMIT"]
+    assert sql[: sql.index("BEGIN")] == ["SELECT", "SELECT"]
     assert RequestNonce.objects.count() == nonces + 1

@@ -12,10 +12,12 @@ from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 
+from accounts.tokens import token_issue
 from casino.engine import shoe, shuffle
 from casino.engine.fairness import HmacStream
 from casino.models import Round, RoundStatus, ShoeState
 from casino.services import rounds, settlement
+from casino.services.fairness import seed_pair_rotate
 from casino.services.rounds import (
     DEADLINE_HOP_S,
     DEADLINE_WINDOW_KEY,
@@ -307,3 +309,135 @@ def test_settlement_in_sql_posts_to_the_house_shard_that_python_picks_for_the_ke
         paid = Posting.objects.get(entry__idempotency_key=key, account__kind=AccountKind.HOUSE)
         assert paid.account_id == house_account(currency="EUR", spread_by=key).id
     assert len({house_account(currency="EUR", spread_by=f"round:{r.id}:settle").shard for r in rounds}) > 2
+
+
+# --- placed by the API: each statement committing alone ------------------------------------------------
+
+
+def _api_place(client, table, key, main=1000):
+    return client.post(
+        "/api/v1/rounds/",
+        {"table": str(table.pk), "main_bet": main},
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY=key,
+    )
+
+
+def _advisory_locks_held() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()")
+        return cursor.fetchone()[0]
+
+
+@pytest.fixture
+def between_the_statements(monkeypatch):
+    """`happen(what)`: `what()` runs once, after the next round's first statement and before its
+    second (while its checks run), as another request would: on a connection of its own, committed."""
+    pending = []
+    checked = rounds.protection_check_stake
+
+    def elsewhere(what):
+        failed = []
+
+        def run():
+            try:
+                what()
+            except Exception as exc:  # raised again in the request's thread
+                failed.append(exc)
+            finally:
+                connection.close()
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join(timeout=30)
+        if failed:
+            raise failed[0]
+
+    def protection_check_stake(**kwargs):
+        while pending:
+            elsewhere(pending.pop())
+        return checked(**kwargs)
+
+    monkeypatch.setattr(rounds, "protection_check_stake", protection_check_stake)
+    return pending.append
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_round_whose_nonce_another_round_took_meanwhile_is_placed_again_locking(
+    player_client, player, table, between_the_statements
+):
+    """A round reads its seed pair unlocked; another round of the player committing between its two
+    statements takes that nonce, so its write writes nothing and it runs again, in a transaction
+    that locks the pair: one round, on the next nonce, staked once."""
+    assert _api_place(player_client, table, "first").status_code == 201
+    pair = Round.objects.get().seed_pair
+    taken = pair.next_nonce
+    between_the_statements(
+        lambda: round_place(player=player, table_id=table.pk, main_bet=500, actor=Actor.player(player))
+    )
+    response = _api_place(player_client, table, "raced")
+    assert response.status_code == 201, response.content
+    raced = Round.objects.get(pk=response.json()["id"])
+    assert (raced.seed_pair_id, raced.nonce) == (pair.pk, taken + 1)
+    assert sorted(Round.objects.values_list("nonce", flat=True)) == [0, 1, 2]
+    assert _advisory_locks_held() == 0
+    replay = _api_place(player_client, table, "raced")
+    assert replay["Idempotent-Replayed"] == "true" and replay.json()["id"] == str(raced.pk)
+    assert Round.objects.count() == 3 and ledger_verify().ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_round_whose_seed_pair_was_rotated_meanwhile_is_dealt_from_the_new_pair(
+    player_client, player, table, between_the_statements
+):
+    """The nonce is counted only on a pair still active: a round read before the player revealed
+    the pair's server seed is dealt again from the new pair, never from a revealed seed."""
+    set_next_round(player, tie=False)  # a tie waiting for its decision would hold the rotation back
+    assert _api_place(player_client, table, "first").status_code == 201
+    old = Round.objects.get().seed_pair
+    between_the_statements(lambda: seed_pair_rotate(player=player, client_seed="mine", actor=Actor.player(player)))
+    response = _api_place(player_client, table, "after-rotation")
+    assert response.status_code == 201, response.content
+    placed = Round.objects.get(pk=response.json()["id"])
+    assert placed.seed_pair_id != old.pk and placed.seed_pair.active and placed.nonce == 0
+    old.refresh_from_db()
+    assert not old.active and old.next_nonce == 1
+    assert _advisory_locks_held() == 0 and ledger_verify().ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_round_at_a_persistent_shoe_moves_the_shoe_with_the_round_or_not_at_all(
+    player_client, player, between_the_statements
+):
+    table = TableFactory(shuffle="persistent", penetration=75, decks=1, max_tie_bet=0)
+    set_next_round(player, tie=False)  # the pair exists; a persistent shoe deals from its own position
+    assert _api_place(player_client, table, "p1").status_code == 201
+    state = ShoeState.objects.get(player=player, table=table)
+    position = state.position
+    between_the_statements(
+        lambda: round_place(player=player, table_id=table.pk, main_bet=500, actor=Actor.player(player))
+    )
+    response = _api_place(player_client, table, "p2")
+    assert response.status_code == 201, response.content
+
+    def used(round_):  # a tie reserves its burned and war cards (casino/services/rounds.py)
+        return 4 + round_.rules["burn"] if round_.status == RoundStatus.AWAITING_DECISION else 2
+
+    _first, other, raced = Round.objects.order_by("nonce")
+    assert other.shoe_position == position and raced.shoe_position == position + used(other)
+    state.refresh_from_db()
+    assert state.position == raced.shoe_position + used(raced)
+    assert _advisory_locks_held() == 0 and ledger_verify().ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refused_round_leaves_no_lock_and_its_refusal_is_the_first_answer(player_client, player, table):
+    refused = _api_place(player_client, table, "too-much", main=200_000)  # beyond the table's limit
+    assert refused.status_code == 422 and refused.json()["code"] == "bet_out_of_limits"
+    assert _advisory_locks_held() == 0
+    replay = _api_place(player_client, table, "too-much", main=200_000)
+    assert replay["Idempotent-Replayed"] == "true" and replay.content == refused.content
+    poor = make_player(balance=500, username="poor")
+    player_client.defaults["HTTP_AUTHORIZATION"] = f"Token {token_issue(user=poor.user)}"
+    assert _api_place(player_client, table, "broke").json()["code"] == "insufficient_funds"
+    assert _advisory_locks_held() == 0 and not Round.objects.filter(player=poor).exists()
