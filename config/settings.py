@@ -182,6 +182,7 @@ REST_FRAMEWORK = {
     # JSON in and out, nothing else (a form or multipart body is 415): API.md, and client generators.
     "DEFAULT_PARSER_CLASSES": ["core.parsers.JsonParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.negotiation.RememberedContentNegotiation",
     "DEFAULT_SCHEMA_CLASS": "core.schema.AutoSchema",
     "EXCEPTION_HANDLER": "core.problems.problem_exception_handler",
     "DEFAULT_THROTTLE_RATES": {

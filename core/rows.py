@@ -12,7 +12,9 @@ from typing import NamedTuple
 
 from django.db import connection, models
 from django.db.models import Model
+from django.db.models.base import ModelState
 from django.db.models.expressions import Col
+from django.db.models.signals import post_init, pre_init
 
 
 class _Layout(NamedTuple):
@@ -62,8 +64,23 @@ def instances_from_row(row: Sequence, models: Sequence[type[Model]]) -> list[Mod
         for index, column, functions in converters:
             for convert in functions:
                 values[index] = convert(values[index], column, connection)
-        instances.append(model.from_db(connection.alias, attnames, values))
+        instances.append(_from_db(model, attnames, values))
     return instances
+
+
+def _from_db(model: type[Model], attnames: list[str], values: list) -> Model:
+    """`model.from_db` with every field: the instance its `__init__` would make (each field's value
+    set by its attribute name, a fresh state, loaded from this database), made without it. Its
+    loop over the fields, its `setattr`s and its signals cost more than the statement that read
+    the row (docs/BENCHMARKS.md). A model that overrides `__init__`, or whose instances someone
+    listens for (`pre_init`, `post_init`), is made by `from_db` itself."""
+    if model.__init__ is not Model.__init__ or pre_init.has_listeners(model) or post_init.has_listeners(model):
+        return model.from_db(connection.alias, attnames, values)
+    instance = model.__new__(model)
+    state = ModelState()
+    state.adding, state.db = False, connection.alias
+    instance.__dict__.update(zip(attnames, values, strict=True), _state=state)
+    return instance
 
 
 _json_columns: dict[type[Model], list] = {}

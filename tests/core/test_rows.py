@@ -2,6 +2,7 @@
 
 import pytest
 from django.db import connection
+from django.db.models.signals import post_init
 
 from accounts.models import ApiToken, Player, User
 from accounts.tokens import token_issue
@@ -57,3 +58,35 @@ def test_json_and_dates_are_converted():
         (ApiToken,),
     )
     assert read_token.last_used_at == token.last_used_at and read_token.created_at == token.created_at
+
+
+def test_an_instance_made_without_init_is_the_orms_in_every_respect():
+    """Made without `Model.__init__` (core/rows.py `_from_db`): its fields, state, equality, related
+    objects and saving are those of the instance the ORM reads."""
+    player = make_player(balance=0, username="fast")
+    sql = f"SELECT {select_list(Player, 'p')} FROM accounts_player p WHERE p.id = %s"
+    (read,) = instances_from_row(_row(sql, [player.pk]), (Player,))
+    orm = Player.objects.get(pk=player.pk)
+    assert vars(read).keys() == vars(orm).keys() and _fields(read) == _fields(orm)
+    assert read == orm and hash(read) == hash(orm) and read.user == orm.user
+    read.currency = "USD"
+    read.save(update_fields=["currency"])
+    assert Player.objects.get(pk=player.pk).currency == "USD"
+
+
+def test_a_model_someone_listens_for_is_made_by_its_init():
+    made = []
+
+    def listener(sender, instance, **kwargs):
+        made.append(instance)
+
+    post_init.connect(listener, sender=Table)
+    try:
+        table = TableFactory()
+        made.clear()
+        (read,) = instances_from_row(
+            _row(f"SELECT {select_list(Table, 't')} FROM casino_table t WHERE t.id = %s", [table.pk]), (Table,)
+        )
+    finally:
+        post_init.disconnect(listener, sender=Table)
+    assert made == [read]

@@ -153,3 +153,12 @@ def test_a_releasing_store_that_finds_a_response_raises_and_undoes_its_statement
     assert sql.idempotency_release(lock_id=lock) is True
     assert _advisory_locks_held() == 0
     assert sql.idempotency_release(lock_id=lock) is False  # not held any more
+
+
+def test_a_nonce_is_written_into_no_index_but_those_it_is_read_by():
+    """One nonce is written with every signed request: its key's own index (the lookup) and the
+    purge's index on its time, not the pattern index Django adds to a text primary key."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE tablename = 'core_requestnonce' ORDER BY indexname")
+        indexes = [row[0] for row in cursor.fetchall()]
+    assert len(indexes) == 2 and not [index for index in indexes if "pattern_ops" in index], indexes
