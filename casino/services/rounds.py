@@ -186,40 +186,25 @@ def _opened(
     table, the player's exclusion and limits and its accounts, and with `request_key` the request's
     idempotency claim (which leaves here unless this request took the key); a player's first
     round makes its seed pair."""
-    guard_kinds = stake_guard_kinds()
+    reads = {
+        "player_id": player.pk,
+        "currency": player.currency,
+        "table_id": table_id,
+        "guard_kinds": stake_guard_kinds(),
+        "at": at,
+        "locked": locked,
+    }
     if request_key is not None:
-        claimed = sql.round_open_claiming(
-            claim=request_key.claim_params(),
-            player_id=player.pk,
-            currency=player.currency,
-            table_id=table_id,
-            guard_kinds=guard_kinds,
-            at=at,
-            locked=locked,
-        )
+        claimed = sql.round_open_claiming(claim=request_key.claim_params(), **reads)
         request_key.claimed(claimed.claim)
         opened = claimed.opened
     else:
-        opened = sql.round_open(
-            player_id=player.pk,
-            currency=player.currency,
-            table_id=table_id,
-            guard_kinds=guard_kinds,
-            at=at,
-            locked=locked,
-        )
+        opened = sql.round_open(**reads)
     if opened is None:
         if table_get(table_pk=table_id) is None:
             raise UnknownTable(gettext("there is no table %(table)r") % {"table": table_id})
         seed_pair_active(player=player)  # the player's first round: make the pair, then lock it
-        opened = sql.round_open(
-            player_id=player.pk,
-            currency=player.currency,
-            table_id=table_id,
-            guard_kinds=guard_kinds,
-            at=at,
-            locked=locked,
-        )
+        opened = sql.round_open(**reads)
     return opened
 
 

@@ -5,7 +5,6 @@ a response stored without its claim."""
 
 from contextlib import contextmanager
 
-import psycopg
 import pytest
 from django.db import connection
 from django.test import RequestFactory
@@ -16,6 +15,7 @@ from core.idempotency import idempotency_lock_id, idempotent_folded
 from core.models import AuditEvent, IdempotencyRecord
 from core.shapes import shape
 from core.transactions import ReadChangedBeforeWrite
+from tests.databases import advisory_locks_held, other_connection
 
 
 @shape
@@ -82,12 +82,6 @@ def test_what_is_stored_for_a_replay_is_made_from_a_declared_shape_only():
 # --- work whose statements each commit alone (autocommit=True) -----------------------------------------
 
 
-def _locks_held() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()")
-        return cursor.fetchone()[0]
-
-
 def _claiming_then(then):
     """Work that claims the key in a statement of its own, then does `then(request_key)`."""
 
@@ -97,7 +91,7 @@ def _claiming_then(then):
                 f"SELECT {sql.IDEMPOTENCY_CLAIM_COLUMNS} FROM {sql.IDEMPOTENCY_CLAIM_FROM}", request_key.claim_params()
             )
             request_key.claimed(cursor.fetchone())
-        assert not connection.in_atomic_block and _locks_held() == 1  # committed, the key still held
+        assert not connection.in_atomic_block and advisory_locks_held() == 1  # committed, the key still held
         return then(request_key)
 
     return work
@@ -117,15 +111,7 @@ def _written_with_the_store(request_key):
 @contextmanager
 def _held_elsewhere(lock: int):
     """The key's lock held by another connection (a request with the key running)."""
-    settings = connection.settings_dict
-    with psycopg.connect(
-        host=settings["HOST"],
-        port=settings["PORT"] or 5432,
-        user=settings["USER"],
-        password=settings["PASSWORD"],
-        dbname=settings["NAME"],
-        autocommit=True,
-    ) as other:
+    with other_connection() as other:
         other.execute("SELECT pg_advisory_lock(%s)", [lock])
         yield
         other.execute("SELECT pg_advisory_unlock(%s)", [lock])
@@ -144,7 +130,7 @@ def test_autocommit_work_commits_alone_and_lets_the_key_go():
         autocommit=True,
     )
     assert (first.status_code, first.data) == (201, {"made": "made"})
-    assert _locks_held() == 0
+    assert advisory_locks_held() == 0
     replay = idempotent_folded(
         _request(key="alone-1"),
         scope="t:a",
@@ -153,7 +139,7 @@ def test_autocommit_work_commits_alone_and_lets_the_key_go():
         autocommit=True,
     )
     assert replay["Idempotent-Replayed"] == "true" and replay.data == {"made": "made"}
-    assert _locks_held() == 0
+    assert advisory_locks_held() == 0
     assert AuditEvent.objects.filter(action="made.alone").count() == 1
 
 
@@ -165,7 +151,7 @@ def test_autocommit_work_refused_or_failing_between_its_statements_lets_the_key_
     answer = idempotent_folded(
         _request(key="alone-2"), scope="t:a", work=_claiming_then(refused), respond=RESPOND, autocommit=True
     )
-    assert answer.status_code == 404 and _locks_held() == 0
+    assert answer.status_code == 404 and advisory_locks_held() == 0
     assert IdempotencyRecord.objects.get(scope="t:a", key="alone-2").response_status == 404  # the first answer
 
     def broken(request_key):
@@ -175,7 +161,7 @@ def test_autocommit_work_refused_or_failing_between_its_statements_lets_the_key_
         idempotent_folded(
             _request(key="alone-3"), scope="t:a", work=_claiming_then(broken), respond=RESPOND, autocommit=True
         )
-    assert _locks_held() == 0
+    assert advisory_locks_held() == 0
     again = idempotent_folded(
         _request(key="alone-3"),
         scope="t:a",
@@ -205,7 +191,7 @@ def test_autocommit_work_whose_key_was_answered_meanwhile_writes_nothing():
             respond=RESPOND,
             autocommit=True,
         )
-    assert _locks_held() == 0
+    assert advisory_locks_held() == 0
     assert not AuditEvent.objects.filter(action="made.alone").exists()
 
 
@@ -223,7 +209,7 @@ def test_autocommit_work_that_read_what_changed_runs_again_in_a_transaction():
 
     answer = idempotent_folded(_request(key="alone-5"), scope="t:a", work=work, respond=RESPOND, autocommit=True)
     assert answer.status_code == 201 and runs == [(True, False), (False, True)]
-    assert _locks_held() == 0
+    assert advisory_locks_held() == 0
 
 
 @pytest.mark.django_db(transaction=True)
@@ -236,7 +222,7 @@ def test_a_key_held_by_a_running_request_is_in_flight_for_autocommit_work():
             respond=RESPOND,
             autocommit=True,
         )
-    assert _locks_held() == 0 and not IdempotencyRecord.objects.filter(key="alone-6").exists()
+    assert advisory_locks_held() == 0 and not IdempotencyRecord.objects.filter(key="alone-6").exists()
 
 
 def test_inside_a_callers_transaction_autocommit_work_runs_in_it():

@@ -9,6 +9,7 @@ from django.db import DatabaseError, connection, transaction
 from core import nonces, sql
 from core.idempotency import idempotency_lock_id
 from core.models import AuditEvent, IdempotencyRecord, RequestNonce
+from tests.databases import advisory_locks_held
 
 pytestmark = pytest.mark.django_db
 
@@ -96,12 +97,6 @@ def test_a_nonce_is_recorded_once_by_the_claim_or_by_a_statement_of_its_own():
     assert set(RequestNonce.objects.values_list("key", flat=True)) == {"partner:1:n-1", "partner:1:n-2"}
 
 
-def _advisory_locks_held() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()")
-        return cursor.fetchone()[0]
-
-
 def _session_claim(lock: int, scope: str, key: str) -> sql.Claim:
     with connection.cursor() as cursor:
         cursor.execute(
@@ -117,17 +112,17 @@ def test_a_session_claim_holds_the_key_past_its_statement_until_the_store_releas
     lock = idempotency_lock_id("player:1", "alone")
     answer = sql.StoredAnswer(201, '{"n":1}', {"Content-Type": "application/json"})
     assert _session_claim(lock, "player:1", "alone") == sql.Claim(True, None)
-    assert _advisory_locks_held() == 1  # committed, and still held
+    assert advisory_locks_held() == 1  # committed, and still held
     with connection.cursor() as cursor:
         store = sql.idempotency_store_params(
             scope="player:1", key="alone", request_hash="h", answer=answer, release=lock
         )
         cursor.execute(sql.IDEMPOTENCY_STORE, store)
         assert cursor.fetchone()[0] is True
-    assert _advisory_locks_held() == 0
+    assert advisory_locks_held() == 0
     # A response found: the lock the claim took is let go at once.
     assert _session_claim(lock, "player:1", "alone") == sql.Claim(True, ("h", answer))
-    assert _advisory_locks_held() == 0
+    assert advisory_locks_held() == 0
 
 
 @pytest.mark.django_db(transaction=True)
@@ -149,9 +144,9 @@ def test_a_releasing_store_that_finds_a_response_raises_and_undoes_its_statement
     assert raised.value.__cause__.sqlstate == sql.STORED_ALREADY
     assert not AuditEvent.objects.filter(action="written.with.the.store").exists()
     assert IdempotencyRecord.objects.get(scope="player:1", key="twice").response_text == '{"n":1}'
-    assert _advisory_locks_held() == 1
+    assert advisory_locks_held() == 1
     assert sql.idempotency_release(lock_id=lock) is True
-    assert _advisory_locks_held() == 0
+    assert advisory_locks_held() == 0
     assert sql.idempotency_release(lock_id=lock) is False  # not held any more
 
 

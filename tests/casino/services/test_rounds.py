@@ -37,6 +37,7 @@ from ledger.selectors import player_wallet_summary
 from ledger.services import house_account
 from ledger.verification import ledger_verify
 from tests.casino.helpers import set_next_round
+from tests.databases import advisory_locks_held
 from tests.factories import TableFactory, make_player
 
 pytestmark = pytest.mark.django_db
@@ -323,12 +324,6 @@ def _api_place(client, table, key, main=1000):
     )
 
 
-def _advisory_locks_held() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()")
-        return cursor.fetchone()[0]
-
-
 @pytest.fixture
 def between_the_statements(monkeypatch):
     """`happen(what)`: `what()` runs once, after the next round's first statement and before its
@@ -380,7 +375,7 @@ def test_a_round_whose_nonce_another_round_took_meanwhile_is_placed_again_lockin
     raced = Round.objects.get(pk=response.json()["id"])
     assert (raced.seed_pair_id, raced.nonce) == (pair.pk, taken + 1)
     assert sorted(Round.objects.values_list("nonce", flat=True)) == [0, 1, 2]
-    assert _advisory_locks_held() == 0
+    assert advisory_locks_held() == 0
     replay = _api_place(player_client, table, "raced")
     assert replay["Idempotent-Replayed"] == "true" and replay.json()["id"] == str(raced.pk)
     assert Round.objects.count() == 3 and ledger_verify().ok
@@ -402,7 +397,7 @@ def test_a_round_whose_seed_pair_was_rotated_meanwhile_is_dealt_from_the_new_pai
     assert placed.seed_pair_id != old.pk and placed.seed_pair.active and placed.nonce == 0
     old.refresh_from_db()
     assert not old.active and old.next_nonce == 1
-    assert _advisory_locks_held() == 0 and ledger_verify().ok
+    assert advisory_locks_held() == 0 and ledger_verify().ok
 
 
 @pytest.mark.django_db(transaction=True)
@@ -427,17 +422,17 @@ def test_a_round_at_a_persistent_shoe_moves_the_shoe_with_the_round_or_not_at_al
     assert other.shoe_position == position and raced.shoe_position == position + used(other)
     state.refresh_from_db()
     assert state.position == raced.shoe_position + used(raced)
-    assert _advisory_locks_held() == 0 and ledger_verify().ok
+    assert advisory_locks_held() == 0 and ledger_verify().ok
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_refused_round_leaves_no_lock_and_its_refusal_is_the_first_answer(player_client, player, table):
     refused = _api_place(player_client, table, "too-much", main=200_000)  # beyond the table's limit
     assert refused.status_code == 422 and refused.json()["code"] == "bet_out_of_limits"
-    assert _advisory_locks_held() == 0
+    assert advisory_locks_held() == 0
     replay = _api_place(player_client, table, "too-much", main=200_000)
     assert replay["Idempotent-Replayed"] == "true" and replay.content == refused.content
     poor = make_player(balance=500, username="poor")
     player_client.defaults["HTTP_AUTHORIZATION"] = f"Token {token_issue(user=poor.user)}"
     assert _api_place(player_client, table, "broke").json()["code"] == "insufficient_funds"
-    assert _advisory_locks_held() == 0 and not Round.objects.filter(player=poor).exists()
+    assert advisory_locks_held() == 0 and not Round.objects.filter(player=poor).exists()
