@@ -217,8 +217,6 @@ class RequestKey:
 
     def claim(self) -> None:
         """The claim in a statement of its own (work that cannot carry it), answered as `claimed`."""
-        if self.autocommit:
-            raise RuntimeError("a claim of its own cannot hold the key past its statement")
         self._answer(
             sql.idempotency_claim(
                 lock_id=self.lock_id,

@@ -58,7 +58,7 @@ from core.errors import (
     WalletCurrencyMismatch,
 )
 from core.idempotency import RequestKey
-from core.transactions import ReadChangedBeforeWrite, atomic_step, retried_on_conflict, transaction_conflict
+from core.transactions import ReadChangedBeforeWrite, atomic_step, retried_on_conflict
 from ledger import sql as ledger_sql
 from ledger.money import format_money
 from ledger.services import player_accounts_lock
@@ -358,7 +358,7 @@ def _round_dealt_and_written(
             funding=funding,
         )
     except DatabaseError as exc:
-        if alone and (getattr(exc.__cause__, "sqlstate", None) == sql.NONCE_TAKEN or transaction_conflict(exc)):
+        if alone and getattr(exc.__cause__, "sqlstate", None) == sql.NONCE_TAKEN:
             raise ReadChangedBeforeWrite() from exc
         _raise_refusal(exc)
     if request_key is not None:

@@ -19,22 +19,11 @@ from ledger import sql as ledger_sql
 from ledger.models import Account, AccountKind, JournalEntry
 from ledger.services import player_accounts_open
 from protection.models import Exclusion, PlayerLimit
+from tests.databases import other_connection
 from tests.factories import TableFactory, make_player
 
 pytestmark = pytest.mark.django_db
 KINDS = ["wager", "loss"]
-
-
-def _other_connection():
-    settings = connection.settings_dict
-    return psycopg.connect(
-        host=settings["HOST"],
-        port=settings["PORT"] or 5432,
-        user=settings["USER"],
-        password=settings["PASSWORD"],
-        dbname=settings["NAME"],
-        autocommit=True,
-    )
 
 
 def _open(player, table, at=None):
@@ -131,10 +120,39 @@ def test_round_open_holds_the_pairs_row_lock_until_the_end_of_the_transaction():
     pair = seed_pair_active(player=player)
     with transaction.atomic():
         _open(player, table)
-        with _other_connection() as other, pytest.raises(psycopg.errors.LockNotAvailable):
+        with other_connection() as other, pytest.raises(psycopg.errors.LockNotAvailable):
             other.execute("SELECT 1 FROM casino_seedpair WHERE id = %s FOR UPDATE NOWAIT", [pair.pk])
-    with _other_connection() as other:
+    with other_connection() as other:
         assert other.execute("SELECT 1 FROM casino_seedpair WHERE id = %s FOR UPDATE NOWAIT", [pair.pk]).fetchone()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_round_open_unlocked_reads_the_same_and_leaves_the_pair_alone():
+    """A round whose statements each commit alone reads the pair without its row lock (its write
+    finds whether the nonce is still the pair's next): the same reading, no lock, and no wait for a
+    pair another transaction holds."""
+    player, table = make_player(), TableFactory()
+    pair = seed_pair_active(player=player)
+    locked = _open(player, table)
+    with other_connection(autocommit=False) as holder:
+        holder.execute("SELECT 1 FROM casino_seedpair WHERE id = %s FOR UPDATE", [pair.pk])
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL lock_timeout = '2s'")  # a read that waited for the pair fails here
+            unlocked = sql.round_open(
+                player_id=player.pk,
+                currency=player.currency,
+                table_id=table.pk,
+                guard_kinds=KINDS,
+                at=timezone.now(),
+                locked=False,
+            )
+        holder.rollback()
+    assert unlocked.pair.pk == pair.pk and unlocked.pair.next_nonce == locked.pair.next_nonce
+    assert (unlocked.table.pk, unlocked.wallet_id, unlocked.in_play_id) == (
+        locked.table.pk,
+        locked.wallet_id,
+        locked.in_play_id,
+    )
 
 
 def test_round_place_counts_the_nonce_writes_the_round_its_audit_event_and_stakes():
@@ -203,7 +221,7 @@ def test_round_open_claiming_takes_the_key_and_opens_the_round_in_one_statement(
         claim, opened = _open_claiming(player, table, _claim())
         assert core_sql.idempotency_claimed(claim) == core_sql.Claim(True, None)
         assert (opened[0].pk, opened[1].pk) == (pair.pk, table.pk)
-        with _other_connection() as other:  # both locks are held until the end of the transaction
+        with other_connection() as other:  # both locks are held until the end of the transaction
             assert other.execute("SELECT pg_try_advisory_lock(%s)", [_claim()[0]]).fetchone() == (False,)
             with pytest.raises(psycopg.errors.LockNotAvailable):
                 other.execute("SELECT 1 FROM casino_seedpair WHERE id = %s FOR UPDATE NOWAIT", [pair.pk])
@@ -216,7 +234,7 @@ def test_round_open_claiming_leaves_the_pair_alone_for_a_stored_response_or_a_he
     core_sql.idempotency_store(
         scope="player:1", key="done", request_hash="h", answer=core_sql.StoredAnswer(201, '{"id":"r"}', {})
     )
-    with _other_connection() as holder:
+    with other_connection() as holder:
         holder.execute("SELECT 1 FROM casino_seedpair WHERE id = %s FOR UPDATE", [pair.pk])  # autocommit: let go
         holder.execute("BEGIN")
         holder.execute("SELECT 1 FROM casino_seedpair WHERE id = %s FOR UPDATE", [pair.pk])  # a round in flight
@@ -436,7 +454,7 @@ def test_rounds_settle_takes_the_oldest_first_and_at_most_its_limit():
 def test_rounds_settle_leaves_a_round_another_transaction_holds():
     player, table = make_player(balance=1_000), TableFactory()
     held, free = _placed(player, table), _placed(player, table)
-    with _other_connection() as other:
+    with other_connection() as other:
         other.execute("BEGIN")
         other.execute("SELECT 1 FROM casino_round WHERE id = %s FOR UPDATE", [held.id])
         settled = sql.rounds_settle(ids=[held.id, free.id], resolved_before=timezone.now(), limit=10)
@@ -450,7 +468,7 @@ def test_rounds_settle_leaves_a_player_whose_accounts_are_busy_and_says_how_many
     busy_player, free_player, table = make_player(balance=1_000), make_player(balance=1_000), TableFactory()
     busy, free = _placed(busy_player, table), _placed(free_player, table)
     wallet, _ = player_accounts_open(player=busy_player)
-    with _other_connection() as other:
+    with other_connection() as other:
         other.execute("BEGIN")
         other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR NO KEY UPDATE", [wallet.pk])  # a round placed
         settled = sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10)
@@ -464,7 +482,7 @@ def test_rounds_settle_leaves_a_player_whose_accounts_are_busy_and_says_how_many
 def test_one_batch_settles_at_a_time_and_another_leaves_at_once():
     player, table = make_player(balance=1_000), TableFactory()
     round_ = _placed(player, table)
-    with _other_connection() as other:
+    with other_connection() as other:
         other.execute("BEGIN")
         other.execute("SELECT pg_advisory_xact_lock(7461002)")  # a batch running
         assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([], 0, [])
@@ -497,7 +515,7 @@ def test_round_for_decision_can_leave_a_round_another_transaction_holds():
     waiting = _placed(
         player, table, status=RoundStatus.AWAITING_DECISION, outcome="", resolved_at=None, net=None, payout=None
     )
-    with _other_connection() as other:
+    with other_connection() as other:
         other.execute("BEGIN")
         other.execute("SELECT 1 FROM casino_round WHERE id = %s FOR UPDATE", [waiting.id])
         with transaction.atomic():
@@ -527,7 +545,7 @@ def test_rounds_for_decision_reads_several_in_deadline_order_and_leaves_those_he
     late, early, held = (_waiting(make_player(balance=1_000), table) for _ in range(3))
     Round.objects.filter(pk=early.pk).update(decision_deadline=timezone.now() - timedelta(seconds=5))
     resolved = _placed(make_player(balance=1_000), table)
-    with _other_connection() as other:
+    with other_connection() as other:
         other.execute("BEGIN")
         other.execute("SELECT 1 FROM casino_round WHERE id = %s FOR UPDATE", [held.id])
         with transaction.atomic():
@@ -642,7 +660,7 @@ def test_credits_claim_leaves_a_credit_another_transaction_holds(fake_dns):
     partner = _seamless_partner(fake_dns)
     player = make_player(partner=partner, external_id="p-1")
     held, free = _call(partner, player, 1), _call(partner, player, 2)
-    with _other_connection() as other:
+    with other_connection() as other:
         other.execute("BEGIN")
         other.execute("SELECT 1 FROM casino_walletcall WHERE id = %s FOR UPDATE", [held.pk])
         claimed = sql.credits_claim(due_by=timezone.now(), leased_until=timezone.now(), limit=10)

@@ -4,28 +4,17 @@ from __future__ import annotations
 
 import time
 
-import psycopg
 import pytest
 from django.db import connection, connections
 
 from core.postgresql.base import DatabaseWrapper
+from tests.databases import other_connection
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _other_connection() -> psycopg.Connection:
-    settings = connection.settings_dict
-    return psycopg.connect(
-        host=settings["HOST"] or "127.0.0.1",
-        port=settings["PORT"] or 5432,
-        user=settings["USER"],
-        dbname=settings["NAME"],
-        autocommit=True,
-    )
-
-
 def _terminate(backend_pid: int) -> None:
-    with _other_connection() as other:
+    with other_connection() as other:
         other.execute("SELECT pg_terminate_backend(%s)", [backend_pid])
 
 
@@ -62,7 +51,7 @@ def test_something_harmless_waiting_on_the_socket_falls_back_to_the_round_trip(m
     with connection.connection.cursor() as cursor:
         cursor.execute("LISTEN core_postgresql_test")
     connection.connection.commit()
-    with _other_connection() as other:
+    with other_connection() as other:
         other.execute("NOTIFY core_postgresql_test")
     ran = []
     original = DatabaseWrapper.__mro__[1].is_usable

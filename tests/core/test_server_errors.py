@@ -3,13 +3,13 @@ also in the log line (issue #16 item 3)."""
 
 import logging
 
-import psycopg
 import pytest
 from django.db import OperationalError, connection
 from django.test import Client, RequestFactory
 
 from core.problems import server_error
 from core.request_id import RequestIdFilter
+from tests.databases import other_connection
 
 pytestmark = pytest.mark.django_db
 PROBLEM = "application/problem+json"
@@ -76,14 +76,7 @@ def test_a_terminated_postgresql_backend_is_a_problem_not_an_html_page(tolerant_
     failover, an operator's pg_terminate_backend)."""
     connection.ensure_connection()
     backend_pid = connection.connection.info.backend_pid
-    settings = connection.settings_dict
-    with psycopg.connect(
-        host=settings["HOST"] or "127.0.0.1",
-        port=settings["PORT"] or 5432,
-        user=settings["USER"],
-        dbname=settings["NAME"],
-        autocommit=True,
-    ) as other:
+    with other_connection() as other:
         other.execute("SELECT pg_terminate_backend(%s)", [backend_pid])
     tolerant_client.defaults.update(player_client.defaults)
     response = tolerant_client.get("/api/v1/wallet/", HTTP_X_REQUEST_ID="req-terminated")

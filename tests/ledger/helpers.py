@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 import time
 
-import psycopg
 from django.db import connection
 
 from ledger.models import EntryKind
@@ -18,14 +17,8 @@ from ledger.services import (
     player_accounts_open,
     wallet_deposit,
 )
+from tests.databases import other_connection
 from tests.factories import make_player
-
-
-def other_connection():
-    db = connection.settings_dict
-    return psycopg.connect(
-        host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"], dbname=db["NAME"], autocommit=False
-    )
 
 
 def wallet_with_an_overtaken_entry(username: str = "overtaken"):
@@ -38,7 +31,7 @@ def wallet_with_an_overtaken_entry(username: str = "overtaken"):
     wallet, _ = player_accounts_open(player=player)
     assert outside.pk < wallet.pk
     house = house_account(currency="EUR", spread_by="order-test")
-    with other_connection() as blocker:
+    with other_connection(autocommit=False) as blocker:
         blocker.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR UPDATE", [outside.pk])
         waiting = threading.Thread(
             target=lambda: (

@@ -5,8 +5,8 @@ from django.db import IntegrityError, InternalError, OperationalError, connectio
 from django.db.utils import DatabaseError
 
 from ledger.models import Account, JournalEntry, Posting
+from tests.databases import other_connection
 from tests.factories import make_player
-from tests.ledger.helpers import other_connection
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -186,7 +186,7 @@ def test_a_posting_being_written_holds_off_the_delete_of_its_account():
     """The trigger locks each new posting's account FOR KEY SHARE: a concurrent DELETE waits for the
     posting's transaction, then sees its postings and is refused."""
     first, second = (Account.objects.create(kind="house", currency="EUR", shard=shard) for shard in (28, 29))
-    other = other_connection()
+    other = other_connection(autocommit=False)
     with other:
         with other.cursor() as cursor:
             cursor.execute(
