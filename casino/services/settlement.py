@@ -26,11 +26,10 @@ from core.cache import cache_window_open
 
 logger = logging.getLogger(__name__)
 SWEEP_AFTER_S = 3
-# Rounds per statement. The wallets a batch pays stay locked until its commit, and a round being
-# placed for one of those players waits for it: short batches keep that wait to a few milliseconds.
-# 25 rather than 10: fewer statements and commits per round, lag and p99 unchanged (docs/BENCHMARKS.md).
+# Rounds per statement. The accounts a batch pays are locked by its last step, the posting, until
+# its commit, and a round being placed for one of those players waits for that: 25 rather than 10,
+# fewer statements and commits per round, lag and p99 unchanged (docs/BENCHMARKS.md).
 BATCH = 25
-BUSY_RETRIES, BUSY_PAUSE_S = 5, 0.01  # a batch that left rounds of busy players tries again at once
 # The tasks (casino/tasks.py) wrap these services; a service asks for one by its name, so that the
 # services never import the tasks that import them.
 SETTLE_DUE_TASK = "casino.settle_due"
@@ -123,9 +122,9 @@ def settlement_enqueue(round_id: uuid.UUID) -> None:
 def _settle(*, ids: list[uuid.UUID] | None, resolved_before: datetime | None, limit: int) -> sql.Settled:
     """One transaction: settle the rounds in one statement (casino/sql/: each round's payout
     posted and the round marked settled, a seamless round's payout credited to its partner's
-    seamless account and its credit recorded; a round whose player's accounts are busy is left for
-    the next batch), then record the webhook events of the transfer rounds whose partner takes
-    them. The credits go out after commit, as one batch (casino/services/wallets.py)."""
+    seamless account and its credit recorded; the accounts locked last), then record the webhook
+    events of the transfer rounds whose partner takes them. The credits go out after commit, as
+    one batch (casino/services/wallets.py)."""
     with transaction.atomic():
         settled = sql.rounds_settle(ids=ids, resolved_before=resolved_before, limit=limit)
         webhooks_create_for_rounds([round_id for round_id, partner_id in settled.rounds if partner_id is not None])
@@ -149,19 +148,15 @@ def round_settle(*, round_id: uuid.UUID | str) -> bool:
 
 def rounds_settle_due(*, older_than_s: float = 0, limit: int = 10_000) -> int:
     """Settle every resolved round (resolved at least `older_than_s` ago), a batch per short
-    transaction: a batch holds the wallets it pays only for its own statement and commit, so
-    rounds being placed meanwhile hardly wait, and batches running side by side skip each other's
-    rounds instead of queueing behind them."""
-    settled = retries = 0
+    transaction: a batch locks the accounts it pays only by its last step and holds them to its
+    commit, so rounds being placed meanwhile hardly wait; a batch that finds another one running
+    leaves the rounds to it."""
+    settled = 0
     while settled < limit:
         size = min(BATCH, limit - settled)
         batch = _settle(ids=None, resolved_before=timezone.now() - timedelta(seconds=older_than_s), limit=size)
         settled += len(batch.rounds)
-        if batch.left and retries < BUSY_RETRIES:
-            retries += 1
-            time.sleep(BUSY_PAUSE_S)  # a round being placed holds those accounts for a few milliseconds
-            continue
-        if len(batch.rounds) + batch.left < size:
+        if len(batch.rounds) < size:
             break
     return settled
 

@@ -338,24 +338,20 @@ ROUNDS_SETTLE = "SELECT settled_round, webhook_partner, credit_call FROM casino_
 
 class Settled(NamedTuple):
     rounds: list[tuple[uuid.UUID, int | None]]  # each settled round, with its partner if it takes webhooks now
-    left: int  # rounds due but left for the next batch: their player's accounts were busy
     credits: list[uuid.UUID]  # the seamless rounds' credits recorded, to be sent after commit
 
 
 def rounds_settle(*, ids: list[uuid.UUID] | None, resolved_before: datetime, limit: int) -> Settled:
     """Settle resolved rounds, transfer and seamless alike, in one statement
     (casino/sql/casino_rounds_settle.sql): these `ids`, or else the oldest resolved before
-    `resolved_before`, at most `limit`. Another batch running, a round another transaction holds,
-    and a round whose player's accounts are busy right now are all left alone, not waited for."""
+    `resolved_before`, at most `limit`. Another batch running and a round another transaction
+    holds are left alone, not waited for; the accounts are locked last, by the posting."""
     with connection.cursor() as cursor:
         cursor.execute(ROUNDS_SETTLE, [ids, resolved_before, limit])
         rows = cursor.fetchall()
-    left = sum(count for round_id, count, _ in rows if round_id is None)
-    done = [row for row in rows if row[0] is not None]
     return Settled(
-        [(round_id, partner) for round_id, partner, _ in done],
-        left,
-        [credit for _, _, credit in done if credit is not None],
+        [(round_id, partner) for round_id, partner, _ in rows],
+        [credit for _, _, credit in rows if credit is not None],
     )
 
 

@@ -4,13 +4,18 @@ CREATE OR REPLACE FUNCTION casino_rounds_settle(p_ids uuid[], p_resolved_before 
 AS $function$
 -- Settles resolved rounds, transfer and seamless alike, in one statement: every round's stake
 -- leaves money in play (the payout to the wallet, the rest to or from the house shard of its
--- settlement key: ledger_house_shard of `round:<id>:settle`). A seamless round's payout then goes from the wallet back to the
--- partner's seamless account, and its credit (0 for a lost round) is recorded as a pending wallet
--- call, sent after commit (casino/services/wallets.py): the round stays `resolved`, its
--- settle_attempts 1, until the partner acknowledges the credit. Every entry is posted by one call
--- of ledger_post_entries. Returns each round done (with its partner when it takes webhooks now:
--- a transfer round's; with its credit: a seamless round's), then (NULL, count) of rounds left for
--- the next batch because their accounts were busy.
+-- settlement key: ledger_house_shard of `round:<id>:settle`). A seamless round's payout then goes
+-- from the wallet back to the partner's seamless account, and its credit (0 for a lost round) is
+-- recorded as a pending wallet call, sent after commit (casino/services/wallets.py): the round
+-- stays `resolved`, its settle_attempts 1, until the partner acknowledges the credit. Returns each
+-- round done, with its partner when it takes webhooks now (a transfer round's) and its credit (a
+-- seamless round's).
+--
+-- The accounts are locked last: every entry is posted by one call of ledger_post_entries at the
+-- very end, which locks the batch's accounts in primary-key order, waiting for a round being
+-- placed (its statement holds a player's accounts for well under a millisecond), and holds them
+-- only to the commit. A round being placed for one of the batch's players waits for that much
+-- of the batch, not for all of it (docs/BENCHMARKS.md, "Settlement that locks the accounts last").
 DECLARE
     v_ids uuid[];
     v_players bigint[];
@@ -25,10 +30,6 @@ DECLARE
     v_in_play bigint[] := '{}';
     v_houses bigint[] := '{}';
     v_partner_accounts bigint[] := '{}';  -- a seamless round's shard of its partner's seamless account
-    v_locked bigint[];
-    v_done uuid[] := '{}';
-    v_done_players bigint[] := '{}';
-    v_done_seamless boolean[] := '{}';
     v_credited integer[] := '{}';  -- the seamless rounds done (their places in v_ids)
     v_keys text[] := '{}';
     v_kinds text[] := '{}';
@@ -43,7 +44,6 @@ DECLARE
     v_entry integer;
     v_entries integer;
     v_conflict integer;
-    v_left integer := 0;
     i integer;
 BEGIN
     IF NOT pg_try_advisory_xact_lock(7461002) THEN
@@ -92,22 +92,10 @@ BEGIN
         RETURN;
     END IF;
 
-    -- The accounts free right now, locked in primary-key order; none is waited for.
-    v_locked := ledger_lock_free_accounts(v_wallets || v_in_play || v_houses
-                                          || array_remove(v_partner_accounts, NULL));
-
     FOR i IN 1 .. array_length(v_ids, 1) LOOP
         IF v_seamless[i] AND v_partner_accounts[i] IS NULL THEN
             RAISE EXCEPTION 'seamless round % has no seamless account of its partner', v_ids[i] USING ERRCODE = 'CSN03';
         END IF;
-        IF NOT (v_wallets[i] = ANY (v_locked) AND v_in_play[i] = ANY (v_locked) AND v_houses[i] = ANY (v_locked)
-                AND (NOT v_seamless[i] OR v_partner_accounts[i] = ANY (v_locked))) THEN
-            v_left := v_left + 1;  -- busy: a round of this player is being placed or decided
-            CONTINUE;
-        END IF;
-        v_done := v_done || v_ids[i];
-        v_done_players := v_done_players || v_players[i];
-        v_done_seamless := v_done_seamless || v_seamless[i];
         v_entry := cardinality(v_keys) + 1;
         v_keys := v_keys || ('round:' || v_ids[i] || ':settle');
         v_kinds := v_kinds || 'settlement'::text;
@@ -144,26 +132,12 @@ BEGIN
         v_line_currencies := v_line_currencies || array_fill(v_currencies[i], ARRAY[cardinality(v_accounts) - cardinality(v_line_currencies)]);
     END LOOP;
 
-    v_entries := cardinality(v_keys);
-    IF v_entries > 0 THEN  -- every round its own entries, all posted by one call
-        SELECT (array_agg(p.entry_index) FILTER (WHERE p.outcome = 'conflict'))[1] INTO v_conflict
-          FROM ledger_post_entries(v_keys, v_kinds, v_reasons,
-                                   array_fill('system'::text, ARRAY[v_entries]),
-                                   array_fill('settlement'::text, ARRAY[v_entries]),
-                                   array_fill('round'::text, ARRAY[v_entries]), v_references,
-                                   array_fill(NULL::bigint, ARRAY[v_entries]), v_line_entries, v_accounts, v_amounts,
-                                   v_line_currencies) AS p;
-        IF v_conflict IS NOT NULL THEN
-            RAISE EXCEPTION 'settlement entry % was posted with other content', v_keys[v_conflict]
-                USING ERRCODE = 'CSN03';
-        END IF;
-        UPDATE casino_round r
-           SET status = CASE WHEN d.seamless THEN r.status ELSE 'settled' END,
-               settled_at = CASE WHEN d.seamless THEN r.settled_at ELSE statement_timestamp() END,
-               settle_attempts = r.settle_attempts + 1
-          FROM unnest(v_done, v_done_seamless) AS d(id, seamless)
-         WHERE r.id = d.id;
-    END IF;
+    UPDATE casino_round r
+       SET status = CASE WHEN d.seamless THEN r.status ELSE 'settled' END,
+           settled_at = CASE WHEN d.seamless THEN r.settled_at ELSE statement_timestamp() END,
+           settle_attempts = r.settle_attempts + 1
+      FROM unnest(v_ids, v_seamless) AS d(id, seamless)
+     WHERE r.id = d.id;
 
     IF cardinality(v_credited) > 0 THEN  -- each seamless round's credit, sent after commit
         WITH credits AS (
@@ -188,13 +162,24 @@ BEGIN
         SELECT array_agg(credits.id), array_agg(credits.round_id) INTO v_credit_ids, v_credit_rounds FROM credits;
     END IF;
 
-    RETURN QUERY
+    RETURN QUERY  -- (the rows are returned when the function ends)
         SELECT s.id, CASE WHEN s.seamless THEN NULL ELSE partner.id END, c.id
-          FROM unnest(v_done, v_done_players, v_done_seamless) AS s(id, player_id, seamless)
+          FROM unnest(v_ids, v_players, v_seamless) AS s(id, player_id, seamless)
           JOIN accounts_player p ON p.id = s.player_id
           LEFT JOIN accounts_partner partner ON partner.id = p.partner_id AND partner.webhook_url <> ''
           LEFT JOIN unnest(v_credit_ids, v_credit_rounds) AS c(id, round_id) ON c.round_id = s.id;
-    IF v_left > 0 THEN
-        RETURN QUERY SELECT NULL::uuid, v_left::bigint, NULL::uuid;
+
+    -- Last, every round's entries by one call: the accounts are locked from here to the commit.
+    v_entries := cardinality(v_keys);
+    SELECT (array_agg(p.entry_index) FILTER (WHERE p.outcome = 'conflict'))[1] INTO v_conflict
+      FROM ledger_post_entries(v_keys, v_kinds, v_reasons,
+                               array_fill('system'::text, ARRAY[v_entries]),
+                               array_fill('settlement'::text, ARRAY[v_entries]),
+                               array_fill('round'::text, ARRAY[v_entries]), v_references,
+                               array_fill(NULL::bigint, ARRAY[v_entries]), v_line_entries, v_accounts, v_amounts,
+                               v_line_currencies) AS p;
+    IF v_conflict IS NOT NULL THEN
+        RAISE EXCEPTION 'settlement entry % was posted with other content', v_keys[v_conflict]
+            USING ERRCODE = 'CSN03';
     END IF;
 END $function$;

@@ -200,7 +200,6 @@ class Migration(migrations.Migration):
         function_create('ledger', 'ledger_player_accounts'),
         function_create('ledger', 'ledger_house_account'),
         function_create('ledger', 'ledger_lock_accounts'),
-        function_create('ledger', 'ledger_lock_free_accounts'),
         function_create('ledger', 'ledger_post_entries'),
         function_create('ledger', 'ledger_post_entry'),
         migrations.RunSQL(TRIGGERS, TRIGGERS_DROPPED),

@@ -1,5 +1,7 @@
 """Each statement of casino/sql/, on real PostgreSQL: what it reads, what it writes, what it refuses."""
 
+import threading
+import time
 import uuid
 from datetime import timedelta
 
@@ -367,8 +369,8 @@ def test_rounds_settle_pays_each_round_once_and_names_the_partners_that_take_web
     house = Account.objects.filter(kind=AccountKind.HOUSE, currency="EUR")
     assert sum(house.values_list("balance", flat=True)) == 0  # -100 paid out to one, +100 kept from the other
     assert not Account.objects.filter(kind=AccountKind.PLAYER_IN_PLAY).exclude(balance=0).exists()
-    assert sql.rounds_settle(ids=None, resolved_before=later, limit=10) == ([], 0, [])
-    assert sql.rounds_settle(ids=[won.id], resolved_before=later, limit=1) == ([], 0, [])
+    assert sql.rounds_settle(ids=None, resolved_before=later, limit=10) == ([], [])
+    assert sql.rounds_settle(ids=[won.id], resolved_before=later, limit=1) == ([], [])
     assert JournalEntry.objects.filter(idempotency_key__endswith=":settle").count() == 2
 
 
@@ -447,7 +449,7 @@ def test_rounds_settle_takes_the_oldest_first_and_at_most_its_limit():
     rounds = [_placed(player, table, resolved_at=now - timedelta(seconds=10 - n)) for n in range(3)]
     settled = sql.rounds_settle(ids=None, resolved_before=now, limit=2)
     assert {round_id for round_id, _ in settled.rounds} == {rounds[0].id, rounds[1].id}
-    assert sql.rounds_settle(ids=None, resolved_before=now - timedelta(seconds=20), limit=10) == ([], 0, [])
+    assert sql.rounds_settle(ids=None, resolved_before=now - timedelta(seconds=20), limit=10) == ([], [])
 
 
 @pytest.mark.django_db(transaction=True)
@@ -459,23 +461,54 @@ def test_rounds_settle_leaves_a_round_another_transaction_holds():
         other.execute("SELECT 1 FROM casino_round WHERE id = %s FOR UPDATE", [held.id])
         settled = sql.rounds_settle(ids=[held.id, free.id], resolved_before=timezone.now(), limit=10)
         other.execute("ROLLBACK")
-    assert settled == ([(free.id, None)], 0, [])
+    assert settled == ([(free.id, None)], [])
     assert Round.objects.get(pk=held.id).status == "resolved"
 
 
 @pytest.mark.django_db(transaction=True)
-def test_rounds_settle_leaves_a_player_whose_accounts_are_busy_and_says_how_many_it_left():
+def test_rounds_settle_locks_the_accounts_last_and_waits_for_a_round_being_placed():
     busy_player, free_player, table = make_player(balance=1_000), make_player(balance=1_000), TableFactory()
     busy, free = _placed(busy_player, table), _placed(free_player, table)
-    wallet, _ = player_accounts_open(player=busy_player)
+    _, in_play = player_accounts_open(player=busy_player)  # (a lost round pays nothing into the wallet)
+    settled = []
+
+    def settle():
+        try:
+            with transaction.atomic():
+                settled.append(sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10))
+        finally:
+            connection.close()
+
     with other_connection() as other:
         other.execute("BEGIN")
-        other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR NO KEY UPDATE", [wallet.pk])  # a round placed
-        settled = sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10)
+        other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR NO KEY UPDATE", [in_play.pk])  # a round placed
+        settling = threading.Thread(target=settle)
+        settling.start()
+        waiting = _backend_waiting_for_a_lock(other, "casino_rounds_settle")
+        # Everything but the posting is written while it waits: the rounds marked (the UPDATE's
+        # lock on the table), and no round was left out for the busy player.
+        held = other.execute(
+            "SELECT mode FROM pg_locks WHERE pid = %s AND relation = 'casino_round'::regclass", [waiting]
+        ).fetchall()
+        assert ("RowExclusiveLock",) in held
         other.execute("ROLLBACK")
-    assert settled == ([(free.id, None)], 1, [])
-    assert Round.objects.get(pk=busy.id).status == "resolved"
-    assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([(busy.id, None)], 0, [])
+    settling.join(timeout=10)
+    assert sorted(settled[0].rounds) == sorted([(busy.id, None), (free.id, None)])
+    assert set(Round.objects.values_list("status", flat=True)) == {"settled"}
+
+
+def _backend_waiting_for_a_lock(other, statement: str) -> int:
+    """The backend whose statement `statement` waits for a lock, once it does (within 10 s)."""
+    for _ in range(1000):
+        other.execute("SELECT pg_stat_clear_snapshot()")  # (a transaction reads the activity once, else)
+        row = other.execute(
+            "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE %s",
+            [f"%{statement}%"],
+        ).fetchone()
+        if row is not None:
+            return row[0]
+        time.sleep(0.01)
+    raise AssertionError(f"no {statement} waited for a lock")
 
 
 @pytest.mark.django_db(transaction=True)
@@ -485,9 +518,9 @@ def test_one_batch_settles_at_a_time_and_another_leaves_at_once():
     with other_connection() as other:
         other.execute("BEGIN")
         other.execute("SELECT pg_advisory_xact_lock(7461002)")  # a batch running
-        assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([], 0, [])
+        assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([], [])
         other.execute("ROLLBACK")
-    assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([(round_.id, None)], 0, [])
+    assert sql.rounds_settle(ids=None, resolved_before=timezone.now(), limit=10) == ([(round_.id, None)], [])
 
 
 def test_round_for_decision_reads_the_round_its_pair_player_and_accounts():

@@ -669,8 +669,8 @@ def test_fifty_concurrent_rounds_against_a_balance_that_affords_ten(seamless, ta
     assert wallet.balance(player=PLAYER, currency="EUR") == 0
     assert Round.objects.count() == 10
     wallet.clear_faults()
-    # Rounds whose settlement found another batch running or the player's accounts busy (50 at
-    # once, one player) are the sweeper's, as in production; then every credit is sent.
+    # Rounds whose settlement found another batch running (50 at once, one player) are the
+    # sweeper's, as in production; then every credit is sent.
     rounds_settle_due()
     retries_due_now()
     credited = sum(c.amount for c in WalletCall.objects.filter(kind="credit", status="acknowledged"))
