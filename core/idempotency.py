@@ -501,15 +501,16 @@ def idempotent_folded_around_call(
     work: Callable[[T, RequestKey], object],
     respond: Callable[[object], Answer],
     on_refusal: Callable[[T, ServiceError], None],
+    autocommit: bool = False,
 ) -> Response:
     """`idempotent_around_call` with the key's statements folded into the work's own, as
     `idempotent_folded` folds them: `call(request_key)` runs with no transaction open (a request
     never runs in one) and carries the key's claim (and the signed request's nonce) in its first
     statement, which commits on its own: a stored first answer is replayed from there, and the key
     is held by no one while the outside call is made. Then `work(what call returned, request_key)`
-    runs as `idempotent_folded` runs its work (the claim again in its first statement, held to the
-    commit; the answer stored in its last). Refusals, retries, conflicts and concurrent twins are answered exactly as
-    `idempotent_around_call` answers them."""
+    runs as `idempotent_folded` runs its work, `autocommit` included (the claim again in its first
+    statement, held to the store; the answer stored in its last). Refusals, retries, conflicts and
+    concurrent twins are answered exactly as `idempotent_around_call` answers them."""
     key = _key(request)
     nonce = nonce_of(request)
     request_hash = _request_hash(request)
@@ -541,6 +542,7 @@ def idempotent_folded_around_call(
             request_key,
             work=lambda request_key: work(outcome, request_key),
             on_refusal=lambda error: on_refusal(outcome, error),
+            autocommit=autocommit,
         )
 
 

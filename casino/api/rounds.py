@@ -63,6 +63,7 @@ class RoundListView(APIView):
                 ),
                 respond=lambda round_: (201, round_representation(round_)),
                 on_refusal=lambda debit, error: seamless_debit_unused(debit=debit, error=error),
+                autocommit=True,  # the round's two statements each commit alone, as below
             )
 
         return idempotent_folded(  # the key's claim and stored response ride in the round's own two statements

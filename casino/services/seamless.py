@@ -13,11 +13,12 @@ idempotency lock is held while the partner's wallet is being called:
    again at once and carries on from the answer, rather than waiting for the first one's lease.
 2. the debit, with no transaction open. A `422 insufficient_funds` refuses the request; any other
    answer, or none within WALLET_TIMEOUT_S, is `503 wallet_unavailable` and the debit is rolled back.
-3. after a `200`, one transaction: the debit acknowledged, its amount paid from the partner's
-   seamless account into the player's wallet here and the round placed (staked from that wallet
-   into money in play) as any round; the stored response commits with it (core/idempotency.py).
-   Refused at that point (a limit reached meanwhile by a concurrent round, the table closed), the
-   transaction is undone and the debit is rolled back.
+3. after a `200`, the round placed as any round (casino/services/rounds.py `round_place`): the
+   statement that writes it acknowledges the debit, pays its amount from the partner's seamless
+   account into the player's wallet here and stakes it from that wallet into money in play; the
+   stored response is written with it (core/idempotency.py). Refused at that point (a limit
+   reached meanwhile by a concurrent round, the table closed), nothing of it is written and the
+   debit is rolled back.
 """
 
 from __future__ import annotations
@@ -230,11 +231,11 @@ def seamless_round_place(
     actor: Actor,
     request_key: RequestKey | None = None,
 ) -> Round:
-    """Step 3 of placing a seamless round: inside the request's transaction, placed as any round
-    (two statements: `request_key`'s claim rides in the first, its stored answer in the last); the
-    statement that writes the round acknowledges the debit first (its row locked after the
-    player's seed pair, the lock order of every round) and pays it into the wallet here with the
-    stake (casino/sql/ `Funding`: one posting, its accounts locked together)."""
+    """Step 3 of placing a seamless round: placed as any round (two statements, each committing
+    alone with `request_key.autocommit`: the key's claim rides in the first, its stored answer in
+    the last); the statement that writes the round acknowledges the debit (its row locked after
+    the player's seed pair, the lock order of every round) and pays it into the wallet here with
+    the stake (casino/sql/ `Funding`: one posting, its accounts locked together)."""
     call = debit.call
     account_id = debit.account_id
     if account_id is None:

@@ -7,8 +7,8 @@ AS $function$
 -- into the wallet from the partner's seamless account p_funding_account (the debit the partner
 -- acknowledged): both entries posted by one call of ledger_post_entries, their accounts locked
 -- together in primary-key order. With p_debit (that debit's wallet call, answered 200 with
--- p_debit_answer: its status_code, error, answer, duration_ms and balance), the debit is first
--- acknowledged: its row locked (after the seed pair, as every round locks them), its attempt and
+-- p_debit_answer: its status_code, error, answer, duration_ms and balance), the debit is
+-- acknowledged: its row locked (after the seed pair's, as every round locks them), its attempt and
 -- audit event written; a debit no longer pending (the sweeper gave it up) refuses the round with
 -- CSN04 (CSN05: it was refused for funds), having written nothing.
 DECLARE
@@ -16,6 +16,15 @@ DECLARE
     v_refused text;
     v_debit casino_walletcall;
 BEGIN
+    -- First (the lock order of every round: the seed pair, then the debit's row, then the accounts),
+    -- the nonce the round was dealt for, counted if it is still the pair's next and the pair still
+    -- active: a round read its pair without locking it (each statement committing alone) finds here
+    -- whether another round or a new pair came first, and then writes nothing (CSN01).
+    UPDATE casino_seedpair SET next_nonce = next_nonce + 1
+     WHERE id = v.seed_pair_id AND next_nonce = v.nonce AND active;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'nonce % of seed pair % was taken', v.nonce, v.seed_pair_id USING ERRCODE = 'CSN01';
+    END IF;
     IF p_debit IS NOT NULL THEN
         SELECT * INTO v_debit FROM casino_walletcall WHERE id = p_debit FOR UPDATE;
         IF v_debit.status IS DISTINCT FROM 'pending' THEN
@@ -35,14 +44,6 @@ BEGIN
                                   v_debit.transaction_id,
                                   jsonb_build_object('kind', v_debit.kind, 'amount', v_debit.amount,
                                                      'status_code', (p_debit_answer->>'status_code')::integer));
-    END IF;
-    -- The nonce the round was dealt for, counted if it is still the pair's next and the pair still
-    -- active: a round read its pair without locking it (each statement committing alone) finds here
-    -- whether another round or a new pair came first, and then writes nothing (CSN01).
-    UPDATE casino_seedpair SET next_nonce = next_nonce + 1
-     WHERE id = v.seed_pair_id AND next_nonce = v.nonce AND active;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'nonce % of seed pair % was taken', v.nonce, v.seed_pair_id USING ERRCODE = 'CSN01';
     END IF;
     INSERT INTO casino_round SELECT v.*;
     PERFORM core_audit_record(v.placed_by_type, v.placed_by_id, 'round.placed', 'round', v.id::text, p_audit);
