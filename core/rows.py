@@ -1,8 +1,11 @@
-"""Model instances from one plain SQL row that spans several tables.
+"""Model instances from one plain SQL row that spans several tables, and new ones that a database
+function writes.
 
 For the few reads on every request's path (the caller's token, user and player), building the
 ORM query costs more CPU than PostgreSQL spends running it. The same converters the ORM applies
-(JSON, for one) are applied here, so the instances are the ones the ORM would build.
+(JSON, for one) are applied here, so the instances are the ones the ORM would build. A row a
+function writes (a round, a seamless debit: `row_json`) is built by `instance_new`, as
+`Model(**values)` builds it, without `Model.__init__`.
 """
 
 from __future__ import annotations
@@ -74,12 +77,71 @@ def _from_db(model: type[Model], attnames: list[str], values: list) -> Model:
     loop over the fields, its `setattr`s and its signals cost more than the statement that read
     the row (docs/BENCHMARKS.md). A model that overrides `__init__`, or whose instances someone
     listens for (`pre_init`, `post_init`), is made by `from_db` itself."""
-    if model.__init__ is not Model.__init__ or pre_init.has_listeners(model) or post_init.has_listeners(model):
+    if _made_by_init(model):
         return model.from_db(connection.alias, attnames, values)
     instance = model.__new__(model)
     state = ModelState()
     state.adding, state.db = False, connection.alias
     instance.__dict__.update(zip(attnames, values, strict=True), _state=state)
+    return instance
+
+
+def _made_by_init(model: type[Model]) -> bool:
+    """A model that overrides `__init__`, or whose instances someone listens for (`pre_init`,
+    `post_init`): its instances are made by its `__init__`, whatever the path."""
+    return model.__init__ is not Model.__init__ or pre_init.has_listeners(model) or post_init.has_listeners(model)
+
+
+class _NewLayout(NamedTuple):
+    """How keyword values become a new instance of a model, worked out once per model."""
+
+    # (name, attname, the related object's attribute it holds (a many-to-one's) or None, get_default)
+    fields: list[tuple[str, str, str | None, object]]
+    names: frozenset[str]  # the names and attnames that may be given
+    # A one-to-one given by name: its descriptor also caches the instance on the related object,
+    # which is left to __init__.
+    one_to_one: frozenset[str]
+
+
+_new_layouts: dict[type[Model], _NewLayout] = {}
+
+
+def _new_layout(model: type[Model]) -> _NewLayout:
+    layout = _new_layouts.get(model)
+    if layout is None:
+        concrete = model._meta.concrete_fields
+        layout = _new_layouts[model] = _NewLayout(
+            [(f.name, f.attname, f.target_field.attname if f.many_to_one else None, f.get_default) for f in concrete],
+            frozenset({f.name for f in concrete} | {f.attname for f in concrete}),
+            frozenset(f.name for f in concrete if f.one_to_one),
+        )
+    return layout
+
+
+def instance_new(model: type[Model], **values) -> Model:
+    """`model(**values)`, a new instance (not saved), made without `Model.__init__`: its loop over
+    the fields, its descriptors and its signals cost a round about as much as a statement
+    (docs/BENCHMARKS.md). Every concrete field gets its value, by name (a related object, cached
+    as its descriptor caches it) or by attribute name (a related object's key), or its default.
+    Anything else (a model made by its `__init__`, a value that is not a concrete field's) goes
+    through `model(**values)` itself."""
+    layout = _new_layout(model)
+    if _made_by_init(model) or not layout.names.issuperset(values) or not layout.one_to_one.isdisjoint(values):
+        return model(**values)
+    instance = model.__new__(model)
+    state = ModelState()
+    attributes = {}
+    for name, attname, target, default in layout.fields:
+        if target is not None and name in values:
+            related = values[name]
+            attributes[attname] = None if related is None else getattr(related, target)
+            if related is not None:
+                state.fields_cache[name] = related
+        elif attname in values:
+            attributes[attname] = values[attname]
+        else:
+            attributes[attname] = default()
+    instance.__dict__.update(attributes, _state=state)
     return instance
 
 

@@ -58,6 +58,7 @@ from core.errors import (
     WalletCurrencyMismatch,
 )
 from core.idempotency import RequestKey
+from core.rows import instance_new
 from core.transactions import ReadChangedBeforeWrite, atomic_step, retried_on_conflict
 from ledger import sql as ledger_sql
 from ledger.money import format_money
@@ -319,7 +320,8 @@ def _round_dealt_and_written(
         used = 2 if state.phase is Phase.RESOLVED else 4 + rules.burn
         ShoeState.objects.filter(pk=shoe_state.pk).update(position=F("position") + used)
 
-    round_ = Round(
+    round_ = instance_new(  # as Round(...) makes it; casino_round_place writes it
+        Round,
         id=round_id,
         player=player,
         table=table,

@@ -46,6 +46,7 @@ from core.errors import InsufficientFunds, ServiceError, WalletUnavailable
 from core.models import AuditEvent
 from core.outbound import CONNECT_TIMEOUT_S, OutboundAnswer, outbound_post
 from core.parsers import json_loads_strict
+from core.rows import instance_new
 from core.transactions import connection_release_for_wait, retried_on_lost_connection
 
 logger = logging.getLogger(__name__)
@@ -284,7 +285,8 @@ def wallet_debit_create(
         "kind": purpose,
     }
     now = timezone.now()
-    call = WalletCall(
+    call = instance_new(  # as WalletCall(...) makes it; casino_wallet_debit_create writes it
+        WalletCall,
         transaction_id=transaction_id,
         kind=WalletCallKind.DEBIT,
         purpose=purpose,

@@ -1,13 +1,19 @@
-"""Model instances from a plain row are the instances the ORM would build."""
+"""Model instances from a plain row, and new ones for a database function to write, are the
+instances the ORM would build."""
+
+import uuid
+from unittest import mock
 
 import pytest
 from django.db import connection
+from django.db.models import Model
 from django.db.models.signals import post_init
 
 from accounts.models import ApiToken, Player, User
 from accounts.tokens import token_issue
-from casino.models import Table
-from core.rows import instances_from_row, select_list
+from casino.models import Round, Table, WalletCall
+from casino.services.fairness import seed_pair_active
+from core.rows import instance_new, instances_from_row, select_list
 from tests.factories import TableFactory, make_player
 
 pytestmark = pytest.mark.django_db
@@ -90,3 +96,50 @@ def test_a_model_someone_listens_for_is_made_by_its_init():
     finally:
         post_init.disconnect(listener, sender=Table)
     assert made == [read]
+
+
+def _new_pair(model, **values):
+    """The instance `instance_new` makes, and the one `model(**values)` makes."""
+    with mock.patch.object(Model, "__init__", side_effect=AssertionError("made by __init__")):
+        made = instance_new(model, **values)
+    return made, model(**values)
+
+
+def test_a_new_instance_made_without_init_is_the_one_init_makes():
+    """`instance_new` (the rounds and seamless debits that database functions write): every field
+    by name, by attribute name or by its default, related objects cached, a fresh state."""
+    player, table = make_player(balance=0, username="new"), TableFactory()
+    pair = seed_pair_active(player=player)
+    values = dict(id=uuid.uuid4(), player=player, table=table, seed_pair_id=pair.pk, currency="EUR", main_bet=100)
+    made, orm = _new_pair(Round, **values)
+    assert vars(made).keys() == vars(orm).keys() and _fields(made) == _fields(orm)
+    assert made._state.adding and made._state.db is None and made._state.fields_cache == orm._state.fields_cache
+    assert made.player is player and made.table is table and made.seed_pair == pair
+    assert (
+        made.nets == {} and made.nets is not instance_new(Round, **values).nets
+    )  # a callable default, called each time
+    call, orm_call = _new_pair(WalletCall, transaction_id="t-1", partner=None, player=player, amount=5)
+    assert _fields(call) == {**_fields(orm_call), "id": call.id} and call.id != orm_call.id  # uuid4, each its own
+
+
+def test_a_new_instance_that_needs_init_is_made_by_it():
+    made = []
+
+    def listener(sender, instance, **kwargs):
+        made.append(instance)
+
+    post_init.connect(listener, sender=Table)
+    try:
+        table = instance_new(Table, name="listened")
+    finally:
+        post_init.disconnect(listener, sender=Table)
+    assert made == [table]
+    with pytest.raises(TypeError):  # not a field: __init__ refuses it, as it would anyway
+        instance_new(Table, name="x", no_such_field=1)
+
+
+def test_a_one_to_one_given_by_name_is_left_to_init():
+    """Its descriptor caches the new instance on the related object too (`instance_new`)."""
+    debit = instance_new(WalletCall, transaction_id="t-debit", amount=5)
+    rollback = instance_new(WalletCall, transaction_id="t-rollback", reference=debit, amount=5)
+    assert rollback.reference is debit and debit.rollback is rollback
