@@ -2,6 +2,7 @@
 instances the ORM would build."""
 
 import uuid
+from contextlib import contextmanager
 from unittest import mock
 
 import pytest
@@ -80,7 +81,9 @@ def test_an_instance_made_without_init_is_the_orms_in_every_respect():
     assert Player.objects.get(pk=player.pk).currency == "USD"
 
 
-def test_a_model_someone_listens_for_is_made_by_its_init():
+@contextmanager
+def _tables_made():
+    """The tables made by `Table.__init__` meanwhile (someone listens for `post_init`)."""
     made = []
 
     def listener(sender, instance, **kwargs):
@@ -88,13 +91,17 @@ def test_a_model_someone_listens_for_is_made_by_its_init():
 
     post_init.connect(listener, sender=Table)
     try:
-        table = TableFactory()
-        made.clear()
+        yield made
+    finally:
+        post_init.disconnect(listener, sender=Table)
+
+
+def test_a_model_someone_listens_for_is_made_by_its_init():
+    table = TableFactory()
+    with _tables_made() as made:
         (read,) = instances_from_row(
             _row(f"SELECT {select_list(Table, 't')} FROM casino_table t WHERE t.id = %s", [table.pk]), (Table,)
         )
-    finally:
-        post_init.disconnect(listener, sender=Table)
     assert made == [read]
 
 
@@ -115,24 +122,14 @@ def test_a_new_instance_made_without_init_is_the_one_init_makes():
     assert vars(made).keys() == vars(orm).keys() and _fields(made) == _fields(orm)
     assert made._state.adding and made._state.db is None and made._state.fields_cache == orm._state.fields_cache
     assert made.player is player and made.table is table and made.seed_pair == pair
-    assert (
-        made.nets == {} and made.nets is not instance_new(Round, **values).nets
-    )  # a callable default, called each time
+    assert made.nets == {} and made.nets is not instance_new(Round, **values).nets  # a new dict each time
     call, orm_call = _new_pair(WalletCall, transaction_id="t-1", partner=None, player=player, amount=5)
     assert _fields(call) == {**_fields(orm_call), "id": call.id} and call.id != orm_call.id  # uuid4, each its own
 
 
 def test_a_new_instance_that_needs_init_is_made_by_it():
-    made = []
-
-    def listener(sender, instance, **kwargs):
-        made.append(instance)
-
-    post_init.connect(listener, sender=Table)
-    try:
+    with _tables_made() as made:
         table = instance_new(Table, name="listened")
-    finally:
-        post_init.disconnect(listener, sender=Table)
     assert made == [table]
     with pytest.raises(TypeError):  # not a field: __init__ refuses it, as it would anyway
         instance_new(Table, name="x", no_such_field=1)
