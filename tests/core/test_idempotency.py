@@ -120,24 +120,17 @@ def _held_elsewhere(lock: int):
 RESPOND = lambda made: (201, MadeShape(made=made))  # noqa: E731
 
 
+def _alone(key: str, work):
+    """The request with Idempotency-Key `key` (scope t:a), its work run with `autocommit`."""
+    return idempotent_folded(_request(key=key), scope="t:a", work=work, respond=RESPOND, autocommit=True)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_autocommit_work_commits_alone_and_lets_the_key_go():
-    first = idempotent_folded(
-        _request(key="alone-1"),
-        scope="t:a",
-        work=_claiming_then(_written_with_the_store),
-        respond=RESPOND,
-        autocommit=True,
-    )
+    first = _alone("alone-1", _claiming_then(_written_with_the_store))
     assert (first.status_code, first.data) == (201, {"made": "made"})
     assert advisory_locks_held() == 0
-    replay = idempotent_folded(
-        _request(key="alone-1"),
-        scope="t:a",
-        work=_claiming_then(_written_with_the_store),
-        respond=RESPOND,
-        autocommit=True,
-    )
+    replay = _alone("alone-1", _claiming_then(_written_with_the_store))
     assert replay["Idempotent-Replayed"] == "true" and replay.data == {"made": "made"}
     assert advisory_locks_held() == 0
     assert AuditEvent.objects.filter(action="made.alone").count() == 1
@@ -148,9 +141,7 @@ def test_autocommit_work_refused_or_failing_between_its_statements_lets_the_key_
     def refused(request_key):
         raise NotFound("no such thing")
 
-    answer = idempotent_folded(
-        _request(key="alone-2"), scope="t:a", work=_claiming_then(refused), respond=RESPOND, autocommit=True
-    )
+    answer = _alone("alone-2", _claiming_then(refused))
     assert answer.status_code == 404 and advisory_locks_held() == 0
     assert IdempotencyRecord.objects.get(scope="t:a", key="alone-2").response_status == 404  # the first answer
 
@@ -158,17 +149,9 @@ def test_autocommit_work_refused_or_failing_between_its_statements_lets_the_key_
         raise RuntimeError("a bug between the statements")
 
     with pytest.raises(RuntimeError, match="a bug"):
-        idempotent_folded(
-            _request(key="alone-3"), scope="t:a", work=_claiming_then(broken), respond=RESPOND, autocommit=True
-        )
+        _alone("alone-3", _claiming_then(broken))
     assert advisory_locks_held() == 0
-    again = idempotent_folded(
-        _request(key="alone-3"),
-        scope="t:a",
-        work=_claiming_then(_written_with_the_store),
-        respond=RESPOND,
-        autocommit=True,
-    )
+    again = _alone("alone-3", _claiming_then(_written_with_the_store))
     assert again.status_code == 201
 
 
@@ -184,13 +167,7 @@ def test_autocommit_work_whose_key_was_answered_meanwhile_writes_nothing():
         return _written_with_the_store(request_key)
 
     with pytest.raises(IdempotencyInFlight):
-        idempotent_folded(
-            _request(key="alone-4"),
-            scope="t:a",
-            work=_claiming_then(twin_answers_first),
-            respond=RESPOND,
-            autocommit=True,
-        )
+        _alone("alone-4", _claiming_then(twin_answers_first))
     assert advisory_locks_held() == 0
     assert not AuditEvent.objects.filter(action="made.alone").exists()
 
@@ -207,7 +184,7 @@ def test_autocommit_work_that_read_what_changed_runs_again_in_a_transaction():
         _carrying_work(request_key)
         return "made"
 
-    answer = idempotent_folded(_request(key="alone-5"), scope="t:a", work=work, respond=RESPOND, autocommit=True)
+    answer = _alone("alone-5", work)
     assert answer.status_code == 201 and runs == [(True, False), (False, True)]
     assert advisory_locks_held() == 0
 
@@ -215,13 +192,7 @@ def test_autocommit_work_that_read_what_changed_runs_again_in_a_transaction():
 @pytest.mark.django_db(transaction=True)
 def test_a_key_held_by_a_running_request_is_in_flight_for_autocommit_work():
     with _held_elsewhere(idempotency_lock_id("t:a", "alone-6")), pytest.raises(IdempotencyInFlight):
-        idempotent_folded(
-            _request(key="alone-6"),
-            scope="t:a",
-            work=_claiming_then(_written_with_the_store),
-            respond=RESPOND,
-            autocommit=True,
-        )
+        _alone("alone-6", _claiming_then(_written_with_the_store))
     assert advisory_locks_held() == 0 and not IdempotencyRecord.objects.filter(key="alone-6").exists()
 
 
@@ -233,8 +204,5 @@ def test_inside_a_callers_transaction_autocommit_work_runs_in_it():
         _carrying_work(request_key)
         return "made"
 
-    assert (
-        idempotent_folded(_request(key="alone-7"), scope="t:a", work=work, respond=RESPOND, autocommit=True).status_code
-        == 201
-    )
+    assert _alone("alone-7", work).status_code == 201
     assert runs == [False]
