@@ -197,6 +197,7 @@ class RequestKey:
         self.autocommit = False
         self.lock_held = False
         self.is_claimed = False
+        self.carried = False  # claimed by an earlier statement of the request (`claim_carried`)
         self.nonce_recorded = False  # a claim's statement recorded the nonce (committed with its transaction)
         self.response: StoredAnswer | None = None  # stored with the work
         self.body: dict | None = None  # the answer's wire form, which `response` renders
@@ -246,6 +247,18 @@ class RequestKey:
         self.is_claimed = True
         self.lock_held = self.autocommit
 
+    def claim_carried(self) -> None:
+        """Work whose statements each commit alone, run without a claim of its own: an earlier
+        statement of this request claimed the key and committed (a seamless stake's first, before
+        the partner's wallet was called). No lock is held; the store then stores only a first
+        response (else STORED_ALREADY: the statement carrying it writes nothing), so a request with
+        this key that answered meanwhile is found there."""
+        if not self.autocommit:
+            raise RuntimeError(f"the claim of key {self.key!r} is carried only by work that commits alone")
+        self.is_claimed = True
+        self.lock_held = False
+        self.carried = True
+
     def store_params(self, made) -> list:
         """The parameters of `core.sql.IDEMPOTENCY_STORE_CALL`, storing the response to `made`."""
         self._render(made)
@@ -254,7 +267,8 @@ class RequestKey:
             key=self.key,
             request_hash=self.request_hash,
             answer=self.response,
-            release=self.lock_id if self.autocommit else None,
+            release=self.lock_id if self.lock_held else None,
+            first_only=self.carried,
         )
 
     def _render(self, made) -> None:
@@ -356,6 +370,7 @@ def _folded_run(
 
     def attempt() -> None:
         request_key.is_claimed, request_key.response, request_key.autocommit = False, None, False
+        request_key.carried = False
         with transaction.atomic():
             try:
                 with refusals_roll_back_everything():
@@ -401,6 +416,7 @@ def _autocommit_attempt(request_key: RequestKey, *, work: Callable[[RequestKey],
     key's session lock) committed by the first, the work and its stored answer by the last. The key's
     lock is released on every way out; a refusal leaves nothing written but the claim."""
     request_key.is_claimed, request_key.response, request_key.autocommit = False, None, True
+    request_key.carried = False
     try:
         work(request_key)
     except ServiceError as exc:

@@ -239,6 +239,7 @@ def round_place(
     round_id: uuid.UUID | None = None,
     request_key: RequestKey | None = None,
     funding: sql.Funding | None = None,
+    read_before: sql.Opened | None = None,
 ) -> Round:
     """Place a round of `main_bet` (and `tie_bet`) minor units at the table: deal it, and stake
     the bets from the wallet. Refused by the table (closed, another currency, the bets off its
@@ -258,14 +259,23 @@ def round_place(
     round's debit, answered 200 by the partner's wallet: the statement that posts the stake
     acknowledges it (its row locked after the seed pair) and pays it into the wallet in the same
     posting (its accounts locked together, after the seed pair, as every round locks them;
-    docs/ARCHITECTURE.md "Lock order")."""
+    docs/ARCHITECTURE.md "Lock order"). `read_before`: what an earlier statement of the request
+    read as the first one reads (a seamless stake's first, which claimed the key and committed,
+    before the partner's wallet was called): with `request_key.autocommit`, the round is then
+    placed by its second statement alone, checked against that read; the nonce's count finds any
+    round of the player (or new seed pair) that came between, and the round is then placed again
+    as above, in a transaction."""
     main, tie = main_bet, tie_bet
     table_id_checked(table_id)
     alone = request_key is not None and request_key.autocommit  # each statement commits alone
     # Else nested: a savepoint, so a refusal leaves the caller's transaction usable.
     with nullcontext() if alone else atomic_step():
         now = clock.now()  # protection's clock: limits and exclusions are read at this moment
-        opened = _opened(player=player, table_id=table_id, at=now, request_key=request_key, locked=not alone)
+        if alone and read_before is not None:
+            request_key.claim_carried()
+            opened = read_before
+        else:
+            opened = _opened(player=player, table_id=table_id, at=now, request_key=request_key, locked=not alone)
         table = _check_table(opened.table, table_id=table_id, player=player, main=main, tie=tie)
         protection_check_stake(
             player=player, amount=main + tie, guards=(opened.excluded, limits_by_kind_and_period(opened.limits))

@@ -16,9 +16,12 @@ idempotency lock is held while the partner's wallet is being called:
 3. after a `200`, the round placed as any round (casino/services/rounds.py `round_place`): the
    statement that writes it acknowledges the debit, pays its amount from the partner's seamless
    account into the player's wallet here and stakes it from that wallet into money in play; the
-   stored response is written with it (core/idempotency.py). Refused at that point (a limit
-   reached meanwhile by a concurrent round, the table closed), nothing of it is written and the
-   debit is rolled back.
+   stored response is written with it (core/idempotency.py). It is checked on what step 1 read,
+   unless another round of the player came in between (the nonce tells): then on what it reads
+   again. Refused at that point (a limit reached meanwhile by a concurrent round), nothing of it is
+   written and the debit is rolled back. A change made by no round while the wallet answers (the
+   table closed, an exclusion, a limit set: at most WALLET_TIMEOUT_S) applies from the next
+   stake: this one was checked and debited before it.
 """
 
 from __future__ import annotations
@@ -82,17 +85,20 @@ class Debit:
     answer: OutboundAnswer
     balance: int  # the player's at the partner, as the answer said
     account_id: int | None = None
+    # What step 1 read for the round's checks (the seed pair unlocked), when its first statement
+    # claimed the request's key: step 3 then places the round on it, in one statement.
+    read: sql.Opened | None = None
 
 
 _refused = wallet_debit_refusal  # the request's refusal for a debit that ended refused or failed
 
 
-def _debit(call: WalletCall, *, account_id: int | None = None) -> Debit:
+def _debit(call: WalletCall, *, account_id: int | None = None, read: sql.Opened | None = None) -> Debit:
     """Step 2: the call, with no transaction open; a refusal or a failure recorded and raised."""
     answer = wallet_debit_send(call=call)
     balance = answered_balance(answer, sent=call.request_body)
     if balance is not None:
-        return Debit(call, answer, balance, account_id)
+        return Debit(call, answer, balance, account_id, read)
     with transaction.atomic():
         held = WalletCall.objects.select_for_update(of=("self",)).select_related("player").get(pk=call.pk)
         if held.status == Status.PENDING:  # (not given up by the sweeper meanwhile)
@@ -176,10 +182,10 @@ def seamless_stake_debit(
     if opening.opened is None or opening.debit_made:
         round_stake_check(player=player, table_id=table_id, main_bet=main_bet, tie_bet=tie_bet)
         call = _stake_claim(player=player, amount=amount, scope=scope, key=key, request_hash=request_hash)
-    else:
-        round_stake_checks(player=player, opened=opening.opened, table_id=table_id, main_bet=main_bet, tie_bet=tie_bet)
-        call = _stake_debit_create(player=player, amount=amount, scope=scope, key=key, request_hash=request_hash)
-    return _debit(call, account_id=account_id)
+        return _debit(call, account_id=account_id)
+    round_stake_checks(player=player, opened=opening.opened, table_id=table_id, main_bet=main_bet, tie_bet=tie_bet)
+    call = _stake_debit_create(player=player, amount=amount, scope=scope, key=key, request_hash=request_hash)
+    return _debit(call, account_id=account_id, read=opening.opened)
 
 
 def _acknowledge(debit: Debit) -> WalletCall:
@@ -231,11 +237,13 @@ def seamless_round_place(
     actor: Actor,
     request_key: RequestKey | None = None,
 ) -> Round:
-    """Step 3 of placing a seamless round: placed as any round (two statements, each committing
-    alone with `request_key.autocommit`: the key's claim rides in the first, its stored answer in
-    the last); the statement that writes the round acknowledges the debit (its row locked after
-    the player's seed pair, the lock order of every round) and pays it into the wallet here with
-    the stake (casino/sql/ `Funding`: one posting, its accounts locked together)."""
+    """Step 3 of placing a seamless round: placed as any round, on what step 1 read when step 1's
+    first statement claimed the key (`Debit.read`): then in one statement, committing alone, which
+    counts the nonce only if no other round of the player came since step 1 read it (else the round
+    is placed again as any round, in a transaction, checked on what is read then), acknowledges the
+    debit (its row locked after the player's seed pair, the lock order of every round), pays it
+    into the wallet here with the stake (casino/sql/ `Funding`: one posting, its accounts locked
+    together) and stores the answer if no request with the key stored one meanwhile."""
     call = debit.call
     account_id = debit.account_id
     if account_id is None:
@@ -256,6 +264,7 @@ def seamless_round_place(
         round_id=call.round_id,
         request_key=request_key,
         funding=funding,
+        read_before=debit.read,
     )
 
 

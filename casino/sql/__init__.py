@@ -123,7 +123,9 @@ def round_open_claiming(
 def _seamless_stake_open_sql() -> str:
     # As `_round_open_claiming_sql`, and with it (read only if the claim took the key) whether a
     # debit was made for this request already, and the shard of the partner's seamless account that
-    # the player's money moves through.
+    # the player's money moves through. The pair is read without its lock: the statement commits
+    # alone, so a lock would end with it, and the round placed on this read counts the nonce only
+    # if no other round came in between (casino_round_place).
     return _round_open_claiming_sql(
         ", d.debit_made, s.id",
         " LEFT JOIN LATERAL (SELECT EXISTS (SELECT FROM casino_walletcall c WHERE c.request_scope = %s"
@@ -131,6 +133,7 @@ def _seamless_stake_open_sql() -> str:
         f" WHERE {_CLAIM_TOOK_THE_KEY}) AS d ON true"
         " LEFT JOIN ledger_account s ON s.kind = 'partner_seamless' AND s.partner_id = %s AND s.currency = %s"
         " AND s.shard = %s",
+        locked=False,
     )
 
 

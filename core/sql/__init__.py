@@ -20,9 +20,10 @@ IDEMPOTENCY_CLAIM_COLUMNS = (
 )
 IDEMPOTENCY_CLAIM_COLUMN_COUNT = IDEMPOTENCY_CLAIM_COLUMNS.count(",") + 1
 IDEMPOTENCY_CLAIM = f"SELECT {IDEMPOTENCY_CLAIM_COLUMNS} FROM {IDEMPOTENCY_CLAIM_FROM}"
-IDEMPOTENCY_STORE_CALL = "core_idempotency_store(%s, %s, %s, %s, %s, %s, %s::jsonb, %s)"
+IDEMPOTENCY_STORE_CALL = "core_idempotency_store(%s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s)"
 IDEMPOTENCY_RELEASE = "SELECT pg_advisory_unlock(%s)"
-# SQLSTATE of a store that releases the key (`release`): a response was stored for the key already.
+# SQLSTATE of a store that releases the key (`release`) or stores only a first answer (`first_only`):
+# a response was stored for the key already.
 STORED_ALREADY = "IDS01"
 IDEMPOTENCY_STORE = f"SELECT {IDEMPOTENCY_STORE_CALL}"
 
@@ -64,10 +65,18 @@ def idempotency_claimed(row) -> Claim:
 
 
 def idempotency_store_params(
-    *, scope: str, key: str, request_hash: str, answer: StoredAnswer, release: int | None = None
+    *,
+    scope: str,
+    key: str,
+    request_hash: str,
+    answer: StoredAnswer,
+    release: int | None = None,
+    first_only: bool = False,
 ) -> list:
     """`release`: the key's lock held by a `session` claim, released by the store, which then raises
-    STORED_ALREADY instead of answering False (the statement carrying it writes nothing)."""
+    STORED_ALREADY instead of answering False (the statement carrying it writes nothing).
+    `first_only`: the same without a lock to release (the key was claimed by an earlier statement
+    that committed: `RequestKey.claim_carried`)."""
     return [
         scope,
         key,
@@ -77,6 +86,7 @@ def idempotency_store_params(
         answer.headers.get("Content-Type", ""),
         json.dumps(answer.headers),
         release,
+        first_only,
     ]
 
 

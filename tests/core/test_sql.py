@@ -150,6 +150,37 @@ def test_a_releasing_store_that_finds_a_response_raises_and_undoes_its_statement
     assert sql.idempotency_release(lock_id=lock) is False  # not held any more
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_first_only_store_stores_a_first_response_and_otherwise_undoes_its_statement():
+    """`first_only`: work whose key an earlier statement of the request claimed and committed
+    (a seamless stake's placing statement) holds no lock; its store stores a first response, and
+    one that finds a response stored already (a twin's, meanwhile) raises STORED_ALREADY, so that
+    what its statement wrote besides is undone. No advisory lock is taken or released either way."""
+    first, second = sql.StoredAnswer(201, '{"n":1}', {}), sql.StoredAnswer(201, '{"n":2}', {})
+    statement = (
+        "SELECT core_audit_record('system', 'test', 'written.with.the.store', 'thing', %s, '{}'::jsonb),"
+        f" {sql.IDEMPOTENCY_STORE_CALL}"
+    )
+    params = sql.idempotency_store_params(
+        scope="player:1", key="carried", request_hash="h", answer=first, first_only=True
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(statement, ["1", *params])
+        assert cursor.fetchone()[1] is True
+    assert AuditEvent.objects.filter(action="written.with.the.store", object_id="1").exists()
+    params = sql.idempotency_store_params(
+        scope="player:1", key="carried", request_hash="h", answer=second, first_only=True
+    )
+    with pytest.raises(DatabaseError) as raised, connection.cursor() as cursor:
+        cursor.execute(statement, ["2", *params])
+    assert raised.value.__cause__.sqlstate == sql.STORED_ALREADY
+    assert not AuditEvent.objects.filter(action="written.with.the.store", object_id="2").exists()
+    assert IdempotencyRecord.objects.get(scope="player:1", key="carried").response_text == '{"n":1}'
+    assert advisory_locks_held() == 0
+    # Without it (nor `release`), a store that finds a response answers False and raises nothing.
+    assert sql.idempotency_store(scope="player:1", key="carried", request_hash="h", answer=second) is False
+
+
 def test_a_nonce_is_written_into_no_index_but_those_it_is_read_by():
     """One nonce is written with every signed request: its key's own index (the lookup) and the
     purge's index on its time, not the pattern index Django adds to a text primary key."""

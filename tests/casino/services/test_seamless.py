@@ -56,6 +56,7 @@ from tests.casino.seamless import (
     place,
     retries_due_now,
 )
+from tests.databases import advisory_locks_held
 from tests.wallet_server import Fault, PartnerWallet
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -417,12 +418,13 @@ def _others_states() -> list[str]:
 
 
 def test_placing_a_seamless_round_stays_within_its_statement_budget(seamless, table):
-    """docs/BENCHMARKS.md (issue 34): four statements, each committing alone (no BEGIN, no
+    """docs/BENCHMARKS.md (issue 34): three statements, each committing alone (no BEGIN, no
     COMMIT). Before the wallet's call: the Idempotency-Key's claim (the nonce recorded with it) with
-    what the checks read, then the pending debit and its audit event; after the call: the claim
-    again with the round's reads (the seed pair read without its lock), then the nonce counted, the
-    debit acknowledged, the round written, its funding and stake posted and the answer stored. No
-    savepoint. (Without a broker, as here, the round then settles in a transaction of its own.)"""
+    what the checks and the round read (the seed pair read without its lock), then the pending debit
+    and its audit event; after the call, on what the first read: the nonce counted, the debit
+    acknowledged, the round written, its funding and stake posted and the answer stored. No
+    savepoint, no advisory lock left. (Without a broker, as here, the round then settles in a
+    transaction of its own.)"""
     _partner, api, wallet = seamless
     set_next_round(_player(), tie=False, player_wins=True)
     assert place(api, key="warm", table=table).status_code == 201  # the seed pair exists from here on
@@ -431,12 +433,12 @@ def test_placing_a_seamless_round_stays_within_its_statement_budget(seamless, ta
         answer = place(api, key="counted", table=table)
     assert answer.status_code == 201, answer.content
     sql = [q["sql"] for q in statements.captured_queries]
-    assert [q.split(" ", 1)[0] for q in sql[: [q.split(" ", 1)[0] for q in sql].index("BEGIN")]] == ["SELECT"] * 4
-    assert "core_idempotency_claim" in sql[0] and "casino_walletcall" in sql[0]
+    assert [q.split(" ", 1)[0] for q in sql[: [q.split(" ", 1)[0] for q in sql].index("BEGIN")]] == ["SELECT"] * 3
+    assert "core_idempotency_claim" in sql[0] and "casino_walletcall" in sql[0] and "FOR UPDATE" not in sql[0]
     assert sql[1].startswith("SELECT casino_wallet_debit_create(")
-    assert "core_idempotency_claim" in sql[2] and "FOR UPDATE" not in sql[2]
-    assert sql[3].startswith("SELECT casino_round_place(") and "core_idempotency_store" in sql[3]
-    assert not [q for q in sql if "SAVEPOINT" in q]
+    assert sql[2].startswith("SELECT casino_round_place(") and "core_idempotency_store" in sql[2]
+    assert not [q for q in sql if "SAVEPOINT" in q or "pg_advisory_unlock" in q]
+    assert advisory_locks_held() == 0
     # What the folded statements wrote is what the ORM wrote before them.
     debit = WalletCall.objects.get(kind="debit", round_id=answer.json()["id"])
     assert debit.status == "acknowledged" and debit.attempts == 1 and debit.last_status_code == 200
@@ -451,6 +453,103 @@ def test_placing_a_seamless_round_stays_within_its_statement_budget(seamless, ta
         ("wallet_call.acknowledged", {"kind": "debit", "amount": 1_000, "status_code": 200}),
     ]
     assert len(calls_named(wallet, "debit")) == 2
+    _books_whole()
+
+
+def _while_the_wallet_answers(monkeypatch, meanwhile) -> None:
+    """Run `meanwhile()` once, between step 1 of the next stake (its checks and reads, committed)
+    and its placing: while the partner's wallet answers its debit."""
+    real = casino.services.seamless.wallet_debit_send
+    pending = [meanwhile]
+
+    def answered_while_something_happened(*, call):
+        if pending:
+            pending.pop()()
+        return real(call=call)
+
+    monkeypatch.setattr(casino.services.seamless, "wallet_debit_send", answered_while_something_happened)
+
+
+def _partner_wallet_matches_our_rounds(wallet) -> None:
+    rounds = Round.objects.all()
+    staked = sum(r.main_bet + r.tie_bet + r.raise_bet for r in rounds)
+    assert wallet.balance(player=PLAYER, currency="EUR") == 100_000 - staked + sum(r.payout or 0 for r in rounds)
+
+
+def test_a_round_of_the_player_placed_while_the_wallet_answers_comes_first_and_both_are_counted(
+    seamless, table, monkeypatch
+):
+    """Step 3 places the round on step 1's read in one statement only if no other round of the
+    player came in between. One that did (a second request for the same player, placed whole
+    while the first one's debit is at the wallet) is found by the nonce's count: the first round
+    is then placed again, in a transaction, on what is read then, with the next nonce, and checked
+    against every round of the player."""
+    _partner, api, wallet = seamless
+    set_next_round(_player(), tie=False)  # the seed pair exists: step 1 reads it
+    meanwhile = {}
+    _while_the_wallet_answers(monkeypatch, lambda: meanwhile.update(answer=place(api, key="meanwhile", table=table)))
+    with CaptureQueriesContext(connection) as statements:
+        first = place(api, key="first", table=table)
+    assert first.status_code == 201, first.content
+    assert meanwhile["answer"].status_code == 201, meanwhile["answer"].content
+    came_first = Round.objects.get(pk=meanwhile["answer"].json()["id"])
+    placed = Round.objects.get(pk=first.json()["id"])
+    assert (came_first.seed_pair_id, came_first.nonce + 1) == (placed.seed_pair_id, placed.nonce)
+    assert placed.seed_pair.next_nonce == placed.nonce + 1
+    # The placing statement on step 1's read found the nonce taken, wrote nothing, and the round
+    # was placed again, its seed pair locked, in a transaction.
+    ran = [q["sql"] for q in statements.captured_queries]
+    assert sum(q.startswith("SELECT casino_round_place(") for q in ran) == 3  # the other's, ours twice
+    assert any("FOR UPDATE" in q and "core_idempotency_claim" in q for q in ran)
+    debits = WalletCall.objects.filter(kind="debit")
+    assert sorted(d.status for d in debits) == ["acknowledged", "acknowledged"]
+    assert {str(d.round_id) for d in debits} == {str(came_first.pk), str(placed.pk)}
+    assert not WalletCall.objects.filter(kind="rollback").exists()
+    _partner_wallet_matches_our_rounds(wallet)
+    assert advisory_locks_held() == 0
+    _books_whole()
+
+
+def test_the_same_request_again_while_the_wallet_answers_places_one_round_debited_once(seamless, table, monkeypatch):
+    """A retry of the request (same Idempotency-Key) while the first attempt's debit is at the
+    wallet takes the pending debit over, sends it again (the partner answers it with its first
+    result) and places the round. The first attempt's placing statement then finds the nonce
+    taken, and placed again it finds the retry's answer stored: it answers that. One round, one
+    debit, debited once."""
+    _partner, api, wallet = seamless
+    set_next_round(_player(), tie=False, player_wins=True)
+    retry = {}
+    _while_the_wallet_answers(monkeypatch, lambda: retry.update(answer=place(api, key="twice", table=table)))
+    first = place(api, key="twice", table=table)
+    assert retry["answer"].status_code == 201, retry["answer"].content
+    assert first.status_code == 201, first.content
+    assert first.json() == retry["answer"].json()
+    assert first["Idempotent-Replayed"] == "true"
+    assert Round.objects.count() == 1
+    debit = WalletCall.objects.get(kind="debit")
+    assert debit.status == "acknowledged" and str(debit.round_id) == first.json()["id"]
+    assert len(calls_named(wallet, "debit")) == 2 and len(wallet.transactions) == 2  # the debit and its payout
+    assert not WalletCall.objects.filter(kind="rollback").exists()
+    assert wallet.balance(player=PLAYER, currency="EUR") == 101_000
+    assert advisory_locks_held() == 0
+    _books_whole()
+
+
+def test_an_exclusion_that_starts_while_the_wallet_answers_applies_from_the_next_stake(seamless, table, monkeypatch):
+    """A change that no round makes, made while the partner's wallet answers a debit (here a
+    time-out the player took), does not undo the stake that was checked and debited before it
+    (module docstring of casino/services/seamless.py); the next stake is refused before any debit."""
+    _partner, api, wallet = seamless
+    set_next_round(_player(), tie=False)
+    _while_the_wallet_answers(
+        monkeypatch,
+        lambda: exclusion_start(player=_player(), kind=ExclusionKind.TIMEOUT, days=1, actor=Actor.system("tests")),
+    )
+    assert place(api, key="checked-before", table=table).status_code == 201
+    after = place(api, key="after", table=table)
+    assert after.status_code == 422 and after.json()["code"] == "self_excluded"
+    assert len(calls_named(wallet, "debit")) == 1
+    _partner_wallet_matches_our_rounds(wallet)
     _books_whole()
 
 
