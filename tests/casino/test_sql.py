@@ -793,3 +793,16 @@ def test_credits_record_names_no_partner_that_takes_no_webhooks_and_records_noth
     credit = _call(partner, player, 1, round_id=won.id, amount=200)
     assert sql.credits_record(answers=[_answer(credit)]) == [(credit.pk, True, "acknowledged", won.id, None)]
     assert sql.credits_record(answers=[]) == []
+
+
+def test_a_wallet_call_is_written_into_no_index_that_nothing_reads():
+    """A seamless round writes its debit's row twice and its credit's three times, each into every
+    index of the table: a partner's calls are found by `walletcall_partner_day` (partner first),
+    and a transaction id only ever whole (its unique constraint's index), so neither an index of
+    the partner alone nor Django's LIKE index of the transaction id is there."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'casino_walletcall'")
+        indexes = dict(cursor.fetchall())
+    assert not [name for name, definition in indexes.items() if "pattern_ops" in definition], indexes
+    assert [name for name, definition in indexes.items() if "(partner_id" in definition] == ["walletcall_partner_day"]
+    assert "(transaction_id)" in indexes["casino_walletcall_transaction_id_key"]
