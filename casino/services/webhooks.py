@@ -31,24 +31,28 @@ def backoff_seconds(attempts: int) -> int:
     return min(2 ** min(attempts, 20), MAX_BACKOFF_S)
 
 
-def webhook_create_for_round(round_: Round) -> WebhookDelivery | None:
-    """Inside the settlement transaction: record the event; delivery starts after commit."""
+def _webhook_for_round(round_: Round) -> WebhookDelivery | None:
+    """The `round.settled` event of a settled round whose partner takes webhooks, not written yet."""
     partner = round_.player.partner
     if partner is None or not partner.webhook_url:
         return None
     delivery = WebhookDelivery(partner=partner, round=round_, next_attempt_at=timezone.now())
     delivery.payload = {"id": str(delivery.id), "type": "round.settled", "data": wire(round_representation(round_))}
-    delivery.save(force_insert=True)
-    after_commit(functools.partial(webhook_enqueue, delivery.id), what=f"queueing webhook {delivery.id}")
     return delivery
 
 
 def webhooks_create_for_rounds(round_ids: list[uuid.UUID]) -> None:
     """Inside the transaction that settled these rounds (their partners take webhooks): each
-    round's event, read with what its payload says."""
-    if round_ids:
-        for round_ in Round.objects.filter(pk__in=round_ids).select_related("player__partner", "seed_pair"):
-            webhook_create_for_round(round_)
+    round's event, read with what its payload says, all written by one INSERT (the batch's
+    accounts stay locked until that transaction commits: one statement, not one per round);
+    delivery starts after commit."""
+    if not round_ids:
+        return
+    rounds = Round.objects.filter(pk__in=round_ids).select_related("player__partner", "seed_pair")
+    deliveries = [delivery for delivery in map(_webhook_for_round, rounds) if delivery is not None]
+    WebhookDelivery.objects.bulk_create(deliveries)
+    for delivery in deliveries:
+        after_commit(functools.partial(webhook_enqueue, delivery.id), what=f"queueing webhook {delivery.id}")
 
 
 def webhook_enqueue(delivery_id: uuid.UUID | str) -> None:

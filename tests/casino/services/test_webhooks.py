@@ -2,16 +2,22 @@
 the signature never leaves for the address it points to), and a URL that resolves to a loopback,
 private or link-local address is refused at delivery time, the refusal recorded on the delivery."""
 
+import functools
 import json
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Partner
 from accounts.services import partner_create
 from casino.models import WebhookDelivery
+from casino.selectors import round_representation
 from casino.services.rounds import round_place
-from casino.services.webhooks import webhook_deliver
+from casino.services.settlement import rounds_settle_due
+from casino.services.webhooks import webhook_deliver, webhook_enqueue
 from core.actors import Actor
+from core.shapes import wire
 from tests.casino.helpers import set_next_round
 from tests.factories import make_player
 from tests.servers import Answer, PartnerServer
@@ -79,3 +85,34 @@ def test_a_url_resolving_to_a_private_address_is_refused_at_delivery(
     assert delivery.next_attempt_at > delivery.created_at  # retried with backoff, in case the URL is fixed
     page = admin_client.get(f"/admin/casino/webhookdelivery/{delivery.id}/change/").content.decode()
     assert "refused: hooks.partner.example resolves to" in page
+
+
+def test_a_settlement_batch_writes_its_rounds_events_with_one_insert_and_queues_them_after_commit(
+    partner, table, django_capture_on_commit_callbacks
+):
+    """The batch's accounts stay locked until its transaction commits: its rounds' events are
+    written by one statement, not one per round; each is queued for delivery after the commit."""
+    point_webhooks_at(partner, "https://hooks.example.com/events")
+    players = [make_player(balance=10_000, partner=partner, external_id=f"ext-{n}") for n in range(3)]
+    with django_capture_on_commit_callbacks(execute=False):  # left resolved, for one batch below
+        for player in players:
+            set_next_round(player, tie=False)
+            round_place(player=player, table_id=table.pk, main_bet=1000, actor=Actor.partner(partner))
+    with django_capture_on_commit_callbacks(execute=False) as queued, CaptureQueriesContext(connection) as ran:
+        assert rounds_settle_due() == 3
+    inserts = [q["sql"] for q in ran.captured_queries if q["sql"].startswith('INSERT INTO "casino_webhookdelivery"')]
+    assert len(inserts) == 1
+    deliveries = list(WebhookDelivery.objects.select_related("round__player__partner", "round__seed_pair"))
+    assert sorted(d.round.player.external_id for d in deliveries) == ["ext-0", "ext-1", "ext-2"]
+    for delivery in deliveries:
+        assert delivery.partner_id == partner.pk and delivery.round.status == "settled"
+        assert delivery.payload == {
+            "id": str(delivery.id),
+            "type": "round.settled",
+            "data": wire(round_representation(delivery.round)),
+        }
+        assert delivery.attempts == 0 and delivery.created_at is not None
+    enqueued = [c.args[0] for c in queued if isinstance(c, functools.partial) and len(c.args) == 2]
+    assert sorted(str(e.args[0]) for e in enqueued if getattr(e, "func", None) is webhook_enqueue) == sorted(
+        str(d.id) for d in deliveries
+    )
