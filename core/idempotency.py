@@ -197,7 +197,6 @@ class RequestKey:
         self.autocommit = False
         self.lock_held = False
         self.is_claimed = False
-        self.carried = False  # claimed by an earlier statement of the request (`claim_carried`)
         self.nonce_recorded = False  # a claim's statement recorded the nonce (committed with its transaction)
         self.response: StoredAnswer | None = None  # stored with the work
         self.body: dict | None = None  # the answer's wire form, which `response` renders
@@ -257,7 +256,6 @@ class RequestKey:
             raise RuntimeError(f"the claim of key {self.key!r} is carried only by work that commits alone")
         self.is_claimed = True
         self.lock_held = False
-        self.carried = True
 
     def store_params(self, made) -> list:
         """The parameters of `core.sql.IDEMPOTENCY_STORE_CALL`, storing the response to `made`."""
@@ -268,7 +266,7 @@ class RequestKey:
             request_hash=self.request_hash,
             answer=self.response,
             release=self.lock_id if self.lock_held else None,
-            first_only=self.carried,
+            first_only=self.autocommit,  # a claim carried from an earlier statement holds no lock to release
         )
 
     def _render(self, made) -> None:
@@ -370,7 +368,6 @@ def _folded_run(
 
     def attempt() -> None:
         request_key.is_claimed, request_key.response, request_key.autocommit = False, None, False
-        request_key.carried = False
         with transaction.atomic():
             try:
                 with refusals_roll_back_everything():
@@ -416,7 +413,6 @@ def _autocommit_attempt(request_key: RequestKey, *, work: Callable[[RequestKey],
     key's session lock) committed by the first, the work and its stored answer by the last. The key's
     lock is released on every way out; a refusal leaves nothing written but the claim."""
     request_key.is_claimed, request_key.response, request_key.autocommit = False, None, True
-    request_key.carried = False
     try:
         work(request_key)
     except ServiceError as exc:
