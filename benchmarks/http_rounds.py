@@ -5,9 +5,10 @@ In one invocation, for each pass: the smallest correct bet on this very stack
 token path (`POST rounds/`) and on the signed partner path (`POST partner/players/{id}/rounds/`);
 the floor first in odd passes and last in even ones, each run after a checkpoint of PostgreSQL.
 Every service runs gunicorn with the same workers x threads (default 2 x 8, not niced) on the
-same PostgreSQL; ours also runs a Celery worker and beat on Redis, as in production. Load: wrk,
-16 connections, each its own player (one wrk thread per connection), 3 s of warm-up, then the
-measured run. Afterwards, from the database: settlement lag (resolved -> settled), that every
+same PostgreSQL (the floor's worker is gthread; ours is config/web_worker.py's, which spreads the
+connections over the processes, as in production); ours also runs a Celery worker and beat on
+Redis, as in production. Load: wrk, 16 connections, each its own player (one wrk thread per
+connection), 3 s of warm-up, then the measured run. Afterwards, from the database: settlement lag (resolved -> settled), that every
 round was staked and settled exactly once, and `ledger_verify`. It prints every run and, per path
 and pass and for all passes together, our rate and p99 beside the floor's and their ratios.
 
@@ -240,8 +241,7 @@ def _serve_and_load(path: str, args, env: dict, setup: dict, extra, during) -> d
                 str(args.workers),
                 "--threads",
                 str(args.threads),
-                "--worker-class",
-                "gthread",
+                # The worker class is production's: gunicorn.conf.py, read from CODE.
                 "--log-level",
                 "warning",
             ],
