@@ -10,6 +10,7 @@ first line (making .venv) is what bin/test already did.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -85,6 +86,7 @@ def test_the_production_recipe_serves_the_api_docs_and_hashed_static_files(tmp_p
 
     port = free_port()
     processes = []
+    logs = contextlib.ExitStack()  # each long-lived step's standard error, closed at the end
     try:
         for step in long_lived:
             step = step.replace("--bind 0.0.0.0:8000", f"--bind 127.0.0.1:{port}")
@@ -96,7 +98,7 @@ def test_the_production_recipe_serves_the_api_docs_and_hashed_static_files(tmp_p
                     env=env,
                     start_new_session=True,
                     stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
+                    stderr=logs.enter_context((tmp_path / f"{step.split()[0].rsplit('/', 1)[-1]}.log").open("a")),
                 )
             )
         base = f"http://127.0.0.1:{port}"
@@ -114,6 +116,8 @@ def test_the_production_recipe_serves_the_api_docs_and_hashed_static_files(tmp_p
                 assert re.search(r"\.[0-9a-f]{12}\.\w+$", name), f"{name}: not the manifest's hashed name"
                 assert _get(f"{base}{name}")[0] == 200, name
         assert all(p.poll() is None for p in processes), "the worker or beat exited"
+        # gunicorn read gunicorn.conf.py from the root it was started in: the service's worker class
+        assert "Using worker: config.web_worker.BalancedThreadWorker" in (tmp_path / "gunicorn.log").read_text()
     finally:
         for process in processes:
             os.killpg(process.pid, signal.SIGTERM)
@@ -123,3 +127,4 @@ def test_the_production_recipe_serves_the_api_docs_and_hashed_static_files(tmp_p
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+        logs.close()
