@@ -10,8 +10,9 @@ thread longest: a seamless stake waiting on the partner's wallet.
 Here a process that holds a connection for each of its threads already leaves a new connection to
 its siblings for `ACCEPT_DEFER_S` (it stops polling the listening socket meanwhile): a sibling with
 a free thread takes it at once. If none does (every process is full), this one takes it when the
-wait is over. So connections fill the processes' threads evenly, and once all are full they are
-taken in turn; a connection waits at most `ACCEPT_DEFER_S` for it, once.
+wait is over. So connections fill the processes' threads evenly; once all are full, each process
+takes one new connection per `ACCEPT_DEFER_S`, in turn (a burst of 48 connections beyond 2 x 8
+threads is taken within about half a second: the 64-client benchmark's, at its start).
 
 Every gunicorn of the service runs it: gunicorn.conf.py names it (gunicorn reads that file from the
 directory it starts in). It relies on `ThreadWorker`'s loop (gunicorn 27), which stops polling the
