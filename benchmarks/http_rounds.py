@@ -8,9 +8,10 @@ Every service runs gunicorn with the same workers x threads (default 2 x 8, not 
 same PostgreSQL (the floor's worker is gthread; ours is config/web_worker.py's, which spreads the
 connections over the processes, as in production); ours also runs a Celery worker and beat on
 Redis, as in production. Load: wrk, 16 connections, each its own player (one wrk thread per
-connection), 3 s of warm-up, then the measured run. Afterwards, from the database: settlement lag (resolved -> settled), that every
-round was staked and settled exactly once, and `ledger_verify`. It prints every run and, per path
-and pass and for all passes together, our rate and p99 beside the floor's and their ratios.
+connection), 3 s of warm-up, then the measured run. Afterwards, from the database: settlement
+lag (resolved -> settled), that every round was staked and settled exactly once, and
+`ledger_verify`. It prints every run and, per path and pass and for all passes together, our rate
+and p99 beside the floor's and their ratios.
 
     python benchmarks/http_rounds.py [--seconds 20] [--passes 2] [--paths token,partner]
 """

@@ -83,9 +83,9 @@ def test_each_new_connection_goes_to_a_process_with_a_free_thread(gunicorn):
     # Each process served one connection, all at once: none waited behind another's request.
     assert len(set(pids)) == 3
     assert time.monotonic() - started < 3.0
-    for connection in connections:  # and a connection stays with its process
+    for connection, pid in zip(connections, pids, strict=True):  # and a connection stays with its process
         connection.request("GET", "/")
-        assert _pid(connection) == pids[connections.index(connection)]
+        assert _pid(connection) == pid
         connection.close()
 
 
