@@ -580,16 +580,21 @@ def _rounds_take_house_rule(round_ids: list[uuid.UUID], *, wait_for_accounts: bo
             found = sql.rounds_for_decision(round_ids=ids, status=RoundStatus.AWAITING_DECISION)
             if not found:
                 return 0  # decided meanwhile, or being decided right now
+            # Each round's cards replayed under the house rule before its player's accounts are
+            # locked: a round being placed for that player meanwhile waits for the writing only,
+            # not for the replays (docs/BENCHMARKS.md, "The 1-client tail").
+            ruled = []
+            for round_, wallet_id, in_play_id in found:  # sql.ForDecision
+                action = Action.SURRENDER if round_.seamless else Action(round_.rules.get("house_rule", Action.WAR))
+                ruled.append((round_, wallet_id, in_play_id, action, _decided(round_, action, actor, timed_out=True)))
             balances = player_accounts_lock(
                 account_ids=[i for one in found for i in (one.wallet_id, one.in_play_id)], wait=wait_for_accounts
             )
             decisions = []
-            for round_, wallet_id, in_play_id in found:  # sql.ForDecision
+            for round_, wallet_id, in_play_id, action, result in ruled:
                 if wallet_id not in balances or in_play_id not in balances:
                     continue  # a round of this player is being placed or settled: the next run takes it
-                action = Action.SURRENDER if round_.seamless else Action(round_.rules.get("house_rule", Action.WAR))
-                result = _decided(round_, action, actor, timed_out=True)
-                if result.raise_bet > balances[wallet_id]:
+                if result.raise_bet > balances[wallet_id]:  # rare: the wallet cannot pay the raise
                     action = Action.SURRENDER
                     result = _decided(round_, action, actor, timed_out=True)
                 balances[wallet_id] -= result.raise_bet

@@ -27,9 +27,11 @@ from core.cache import cache_window_open
 logger = logging.getLogger(__name__)
 SWEEP_AFTER_S = 3
 # Rounds per statement. The accounts a batch pays are locked by its last step, the posting, until
-# its commit, and a round being placed for one of those players waits for that: 25 rather than 10,
-# fewer statements and commits per round, lag and p99 unchanged (docs/BENCHMARKS.md).
-BATCH = 25
+# its commit, and a round being placed for one of those players waits for that. A window's rounds
+# (0.25 s of them) in one batch up to 100: a player playing without pause meets a batch once per
+# window rather than once per 25 rounds, and each round settled costs less; p99 at 1 and 16
+# clients fell, rates rose (docs/BENCHMARKS.md, "The 1-client tail").
+BATCH = 100
 # The tasks (casino/tasks.py) wrap these services; a service asks for one by its name, so that the
 # services never import the tasks that import them.
 SETTLE_DUE_TASK = "casino.settle_due"

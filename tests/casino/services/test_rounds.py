@@ -37,7 +37,7 @@ from ledger.selectors import player_wallet_summary
 from ledger.services import house_account
 from ledger.verification import ledger_verify
 from tests.casino.helpers import set_next_round
-from tests.databases import advisory_locks_held
+from tests.databases import advisory_locks_held, other_connection
 from tests.factories import TableFactory, make_player
 
 pytestmark = pytest.mark.django_db
@@ -97,6 +97,31 @@ def test_overdue_decisions_are_taken_together_each_by_what_its_wallet_can_pay(ta
         assert player_wallet_summary(player=round_.player)["balance"] == wallet  # the bet and the raise, if any
     assert rounds_decide_timed_out() == 0
     assert ledger_verify().ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_house_rule_replays_the_cards_before_the_players_accounts_are_locked(table, monkeypatch):
+    """A round being placed for the player meanwhile waits for the decision's writing only, not
+    for the cards' replay: while a round is replayed, another connection can still take the
+    player's wallet (docs/BENCHMARKS.md, "The 1-client tail")."""
+    round_ = _overdue_tie(table, balance=10_000)
+    wallet_id = Account.objects.get(player=round_.player, kind=AccountKind.PLAYER_WALLET).pk
+    wallet_free_during_replays = []
+    replay = rounds._decided
+
+    def replay_watched(*args, **kwargs):
+        with other_connection() as other:
+            try:
+                other.execute("SELECT 1 FROM ledger_account WHERE id = %s FOR NO KEY UPDATE NOWAIT", [wallet_id])
+                wallet_free_during_replays.append(True)
+            except psycopg.errors.LockNotAvailable:
+                wallet_free_during_replays.append(False)
+        return replay(*args, **kwargs)
+
+    monkeypatch.setattr(rounds, "_decided", replay_watched)
+    assert rounds_decide_timed_out(wait_for_accounts=True) == 1
+    assert wallet_free_during_replays == [True]
+    assert Round.objects.get(pk=round_.pk).decision == "war"
 
 
 @contextlib.contextmanager
