@@ -14,6 +14,10 @@ lag (resolved -> settled), that every round was staked and settled exactly once,
 and p99 beside the floor's and their ratios.
 
     python benchmarks/http_rounds.py [--seconds 20] [--passes 2] [--paths token,partner]
+
+`--trace-tail` also times every request in gunicorn and every Celery task (production's configuration
+and app plus hooks: benchmarks/tail_trace_*.py) and prints, for the rounds slower than
+`--trace-slow-ms`, which tasks were running meanwhile: what the tail is made of.
 """
 
 from __future__ import annotations
@@ -228,6 +232,11 @@ def run_ours(
 def _serve_and_load(path: str, args, env: dict, setup: dict, extra, during) -> dict:
     schedule = Path(tempfile.mkdtemp(prefix="bench-beat-")) / "schedule"
     nice = ["nice", "-n", str(args.web_nice)] if args.web_nice else []
+    trace = Path(tempfile.mkdtemp(prefix="bench-trace-")) if getattr(args, "trace_tail", False) else None
+    if trace:  # production's gunicorn configuration and Celery app, plus hooks that time requests and tasks
+        env = {**env, "TAIL_TRACE_DIR": str(trace), "PYTHONPATH": f"{ROOT / 'benchmarks'}:{env['PYTHONPATH']}"}
+    gunicorn_config = ["--config", str(ROOT / "benchmarks" / "tail_trace_gunicorn.py")] if trace else []
+    celery_app = "tail_trace_celery" if trace else "config"
     processes = [
         subprocess.Popen(
             [
@@ -243,6 +252,7 @@ def _serve_and_load(path: str, args, env: dict, setup: dict, extra, during) -> d
                 "--threads",
                 str(args.threads),
                 # The worker class is production's: gunicorn.conf.py, read from CODE.
+                *gunicorn_config,
                 "--log-level",
                 "warning",
             ],
@@ -256,7 +266,7 @@ def _serve_and_load(path: str, args, env: dict, setup: dict, extra, during) -> d
                 "-m",
                 "celery",
                 "-A",
-                "config",
+                celery_app,
                 "worker",
                 "--concurrency",
                 str(args.worker_concurrency),
@@ -296,8 +306,10 @@ def _serve_and_load(path: str, args, env: dict, setup: dict, extra, during) -> d
         if getattr(extra, "pid", None):
             roots["partner wallet"] = extra.pid
         before = _cpu_by_role(roots, DATABASE)
+        measured_from = time.time()
         with during(env) if during else contextlib.nullcontext({}) as sampled:
             run = _wrk(script, run_env, args.clients, args.seconds)
+        measured = (measured_from, time.time())
         after_cpu = _cpu_by_role(roots, DATABASE)
         # Ties wait out their decision time (1 s), then the backlog settles; the lag is read from
         # the rounds' own times, so waiting here changes no figure.
@@ -320,7 +332,56 @@ def _serve_and_load(path: str, args, env: dict, setup: dict, extra, during) -> d
         role: round((after_cpu.get(role, 0.0) - before.get(role, 0.0)) * 1000 / rounds_run, 2)
         for role in sorted(set(after_cpu) | set(before))
     }
-    return {**run, **sampled, **after, "ledger_verifies": verify.returncode == 0, "cpu_ms_per_round": cpu}
+    figures = {**run, **sampled, **after, "ledger_verifies": verify.returncode == 0, "cpu_ms_per_round": cpu}
+    if trace:
+        figures["tail"] = tail_attribution(trace, measured, slow_ms=args.trace_slow_ms)
+    return figures
+
+
+def tail_attribution(trace: Path, measured: tuple[float, float], *, slow_ms: float) -> dict:
+    """From `--trace-tail`'s files: the measured run's rounds as the server timed them (from the
+    request's start in the worker to its end), those at least `slow_ms` long, and for each set of
+    Celery tasks running while a slow round ran (or none), how many slow rounds it overlapped;
+    and each task's runs, wall and CPU time (its process's) during the run."""
+    start, end = measured
+    rounds = sorted(
+        (float(began), float(took))
+        for path in trace.glob("requests.*")
+        for began, took, url in (line.split() for line in path.read_text().splitlines())
+        if "/rounds" in url and start <= float(began) <= end
+    )
+    tasks = [
+        (float(began), float(wall), float(cpu), name)
+        for path in trace.glob("tasks.*")
+        for began, wall, cpu, name in (line.split() for line in path.read_text().splitlines())
+        if float(began) + float(wall) >= start and float(began) <= end
+    ]
+    took = sorted(t for _, t in rounds) or [0.0]
+    slow = [(began, t) for began, t in rounds if t * 1000 >= slow_ms]
+    overlapped: dict[str, int] = {}
+    for began, t in slow:
+        names = sorted({name for at, wall, _, name in tasks if at <= began + t and began <= at + wall})
+        key = " + ".join(names) or "(no task)"
+        overlapped[key] = overlapped.get(key, 0) + 1
+    by_task: dict[str, list] = {}
+    for _, wall, cpu, name in tasks:
+        by_task.setdefault(name, []).append((wall, cpu))
+    return {
+        "server_ms": {q: round(took[min(len(took) - 1, int(len(took) * q / 100))] * 1000, 2) for q in (50, 90, 99)},
+        "rounds": len(rounds),
+        "slow_ms": slow_ms,
+        "slow": len(slow),
+        "slow_overlapping": dict(sorted(overlapped.items(), key=lambda item: -item[1])),
+        "tasks": {
+            name: {
+                "runs": len(runs),
+                "wall_ms_median": round(sorted(w for w, _ in runs)[len(runs) // 2] * 1000, 1),
+                "wall_ms_total": round(sum(w for w, _ in runs) * 1000, 1),
+                "cpu_ms_total": round(sum(c for _, c in runs) * 1000, 1),
+            }
+            for name, runs in sorted(by_task.items())
+        },
+    }
 
 
 def _signed_requests(setup: dict, args, seconds: float) -> dict:
@@ -441,6 +502,13 @@ def arguments(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--worker-concurrency", type=int, default=2, help="Celery worker processes")
     parser.add_argument("--web-nice", type=int, default=0, help="niceness of the web servers (0: not niced)")
     parser.add_argument(
+        "--trace-tail",
+        action="store_true",
+        help="ours: time every request in gunicorn and every Celery task, and print which tasks ran while the "
+        "slow rounds ran (a diagnostic run: the hooks cost a little)",
+    )
+    parser.add_argument("--trace-slow-ms", type=float, default=5.0, help="--trace-tail: a slow round, in ms")
+    parser.add_argument(
         "--max-rate-per-client",
         type=float,
         default=None,
@@ -489,6 +557,8 @@ def main() -> None:
                 "exactly_once": ours["each_round_staked_and_settled_once"],
                 "ledger_verifies": ours["ledger_verifies"],
             }
+            if "tail" in ours:
+                row["tail"] = ours["tail"]
             floor = next((r for r in runs if r["pass"] == number and r["service"] == "floor:minimal_bet"), None)
             if floor:
                 row |= {
